@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Records shared by the BPF side and the reporter. The BPF side joins the
+ * events of one notification in a map and emits one struct knotif_event when
+ * the target returns; signal deliveries, addfd results and failed replies
+ * happen after that and travel as small records of their own.
+ */
+#ifndef NOTIFWAIT_H
+#define NOTIFWAIT_H
+
+#define NW_COMM_LEN 16
+#define NW_MAX_SIGNALS 8
+
+/* The supervisor's ioctls (include/uapi/linux/seccomp.h, x86_64 values). */
+#define NW_IOCTL_NOTIF_RECV 0xc0502100U
+#define NW_IOCTL_NOTIF_SEND 0xc0182101U
+#define NW_IOCTL_NOTIF_ID_VALID 0x40082102U
+#define NW_IOCTL_NOTIF_ADDFD 0x40182103U
+
+#define NW_USER_NOTIF_FLAG_CONTINUE 1U
+/* The seed series' RECV flag (bit 0 of struct seccomp_notif.flags). */
+#define NW_USER_NOTIF_FLAG_WAIT_KILLABLE 1U
+#define NW_ADDFD_FLAG_SETFD 1U
+#define NW_ADDFD_FLAG_SEND 2U
+
+enum nw_record_kind {
+	NW_REC_KNOTIF = 1, /* a notification ended (target returned) */
+	NW_REC_SIGNAL_DELIVERED, /* a signal recorded during a wait was delivered */
+	NW_REC_ADDFD, /* a supervisor's NOTIF_ADDFD returned */
+	NW_REC_REPLY_FAILED, /* a supervisor's NOTIF_SEND failed */
+};
+
+/* Where the tracer first saw the notification. */
+enum nw_notify_source {
+	NW_SEEN_NONE = 0,
+	NW_SEEN_WAKEUP, /* target woke the supervisor right after queueing it */
+	NW_SEEN_SLEEP, /* target went to sleep waiting for it */
+	NW_SEEN_RECV, /* only the supervisor's RECV showed it */
+};
+
+enum nw_wake_cause {
+	NW_CAUSE_NONE = 0,
+	NW_CAUSE_RECV,
+	NW_CAUSE_SIGNAL,
+	NW_CAUSE_ADDFD,
+};
+
+enum nw_reply_kind {
+	NW_REPLY_NONE = 0,
+	NW_REPLY_VALUE,
+	NW_REPLY_ERROR,
+	NW_REPLY_CONTINUE,
+	NW_REPLY_ADDFD_SEND,
+};
+
+/* A listener's notifications are numbered per filter: the pair is unique. */
+struct nw_knotif_key {
+	__u64 filter;
+	__u64 id;
+};
+
+struct nw_signal {
+	__u64 t_sent_ns;
+	__u32 sig;
+	__u32 sender_tgid;
+	__s32 result; /* signal_generate's TRACE_SIGNAL_* */
+	__u8 after_recv;
+	__u8 in_killable_sleep;
+	__u8 pad[2];
+};
+
+struct nw_knotif_event {
+	__u32 kind; /* NW_REC_KNOTIF */
+	__u32 target_tgid;
+	struct nw_knotif_key key;
+	__u64 t_notify_ns;
+	__u64 t_recv_ns;
+	__u64 t_killable_ns;
+	__u64 t_reply_ns;
+	__u64 t_return_ns;
+	__s64 ret;
+	__s64 reply_val;
+	__s32 reply_error;
+	__u32 target_tid;
+	__u32 target_vtid; /* the target's tid in its own pid namespace */
+	__u32 supervisor_tgid;
+	__u32 supervisor_seen_pid; /* what RECV told the supervisor */
+	__s32 nr;
+	__u32 arch;
+	__u32 interruptible_sleeps;
+	__u32 killable_sleeps;
+	__u8 notify_source;
+	__u8 killable_cause;
+	__u8 wake_cause; /* the last wake-up, kept for killable_cause */
+	__u8 reply_kind;
+	__u8 filter_killable; /* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV */
+	__u8 recv_flag; /* seed RECV flag SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE */
+	__u8 fatal_pending; /* SIGKILL pending at return */
+	__u8 exited; /* target exited without a sys_exit */
+	__u8 nsignals;
+	__u8 signals_dropped;
+	__u8 pad[6];
+	char comm[NW_COMM_LEN];
+	char supervisor_comm[NW_COMM_LEN];
+	struct nw_signal signals[NW_MAX_SIGNALS];
+};
+
+struct nw_signal_delivered_event {
+	__u32 kind; /* NW_REC_SIGNAL_DELIVERED */
+	__u32 sig;
+	struct nw_knotif_key key;
+	__u64 t_sent_ns;
+	__u64 t_delivered_ns;
+};
+
+struct nw_addfd_event {
+	__u32 kind; /* NW_REC_ADDFD */
+	__u32 flags;
+	struct nw_knotif_key key;
+	__u64 t_enter_ns;
+	__u64 t_exit_ns;
+	__s64 ret; /* the fd installed, or -errno */
+	__u32 supervisor_tgid;
+	__u32 newfd;
+};
+
+struct nw_reply_failed_event {
+	__u32 kind; /* NW_REC_REPLY_FAILED */
+	__u32 supervisor_tgid;
+	struct nw_knotif_key key;
+	__u64 t_ns;
+	__s64 ret; /* -errno */
+	__u32 op; /* the ioctl command */
+	__u32 pad;
+};
+
+/* Counters the reporter reads from the BPF object's .bss. */
+struct nw_counters {
+	__u64 lost_records; /* ring buffer full */
+	__u64 dropped_knotifs; /* notification map full */
+	__u64 dropped_signals; /* more than NW_MAX_SIGNALS in one wait */
+};
+
+#endif /* NOTIFWAIT_H */

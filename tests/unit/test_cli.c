@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <unistd.h>
+#include "cli.h"
+#include "syscalls.h"
+#include "unit.h"
+
+TEST(durations)
+{
+	double v = 0;
+
+	EXPECT_EQ(parse_duration("1.5", &v), 0);
+	EXPECT_TRUE(v == 1.5);
+	EXPECT_EQ(parse_duration("250ms", &v), 0);
+	EXPECT_TRUE(v == 0.25);
+	EXPECT_EQ(parse_duration("2m", &v), 0);
+	EXPECT_TRUE(v == 120);
+	EXPECT_TRUE(parse_duration("-1", &v) < 0);
+	EXPECT_TRUE(parse_duration("0", &v) < 0);
+	EXPECT_TRUE(parse_duration("1x", &v) < 0);
+	EXPECT_TRUE(parse_duration("", &v) < 0);
+	EXPECT_TRUE(parse_duration("nan", &v) < 0);
+	EXPECT_TRUE(parse_duration("inf", &v) < 0);
+}
+
+TEST(pids)
+{
+	pid_t p = 0;
+
+	EXPECT_EQ(parse_pid("1234", &p), 0);
+	EXPECT_EQ(p, 1234);
+	EXPECT_TRUE(parse_pid("abc", &p) < 0);
+	EXPECT_TRUE(parse_pid("-5", &p) < 0);
+	EXPECT_TRUE(parse_pid("0", &p) < 0);
+	EXPECT_TRUE(parse_pid("12a", &p) < 0);
+	EXPECT_TRUE(parse_pid("99999999999", &p) < 0);
+}
+
+TEST(syscall_names)
+{
+	EXPECT_EQ(nw_syscall_number("getppid"), 110);
+	EXPECT_EQ(nw_syscall_number("110"), 110);
+	EXPECT_EQ(nw_syscall_number("no_such_call"), -1);
+	EXPECT_STREQ(nw_syscall_name(257), "openat");
+	EXPECT_STREQ(nw_syscall_name(99999), "nr_99999");
+}
+
+static enum cli_result parse(struct env *env, int argc, char **argv)
+{
+	optind = 0;
+	return cli_parse(argc, argv, env);
+}
+
+TEST(command_after_dashdash)
+{
+	struct env env;
+	char *ok[] = { "notifwait", "-j", "-s", "7", "--", "ls", "-l", NULL };
+	char *stray[] = { "notifwait", "-j", "ls", NULL };
+	char *needs_hist[] = { "notifwait", "-i", "1", NULL };
+
+	EXPECT_EQ(parse(&env, 7, ok), CLI_OK);
+	EXPECT_TRUE(env.json);
+	EXPECT_EQ(env.supervisor_pid, 7);
+	ASSERT_TRUE(env.command);
+	EXPECT_STREQ(env.command[0], "ls");
+	EXPECT_STREQ(env.command[1], "-l");
+	EXPECT_EQ(parse(&env, 3, stray), CLI_ERROR);
+	EXPECT_EQ(parse(&env, 3, needs_hist), CLI_ERROR);
+}

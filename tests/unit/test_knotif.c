@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include "knotif.h"
+#include "unit.h"
+
+static struct knotif replied_after(__u8 reply_kind, long ret)
+{
+	struct knotif k = {};
+
+	k.have_event = true;
+	k.ev.t_notify_ns = 10;
+	k.ev.t_recv_ns = 20;
+	k.ev.t_reply_ns = 30;
+	k.ev.t_return_ns = 40;
+	k.ev.reply_kind = reply_kind;
+	k.ev.ret = ret;
+	return k;
+}
+
+static void add_signal(struct knotif *k, int sig, __u64 sent, int result,
+		       __u64 delivered)
+{
+	struct nw_signal *s = &k->ev.signals[k->ev.nsignals];
+
+	s->sig = sig;
+	s->t_sent_ns = sent;
+	s->result = result;
+	s->after_recv = k->ev.t_recv_ns && sent >= k->ev.t_recv_ns;
+	k->t_delivered_ns[k->ev.nsignals++] = delivered;
+}
+
+TEST(outcomes_from_reply_and_return)
+{
+	struct knotif k = replied_after(NW_REPLY_VALUE, 42);
+
+	knotif_derive(&k);
+	EXPECT_EQ(k.outcome, NW_OUTCOME_REPLIED);
+	EXPECT_TRUE(k.reply_reached);
+
+	k = replied_after(NW_REPLY_CONTINUE, 0);
+	knotif_derive(&k);
+	EXPECT_EQ(k.outcome, NW_OUTCOME_CONTINUED);
+
+	k = replied_after(NW_REPLY_NONE, -ENOSYS);
+	knotif_derive(&k);
+	EXPECT_EQ(k.outcome, NW_OUTCOME_SUPERVISOR_GONE);
+
+	k = replied_after(NW_REPLY_NONE, -512);
+	knotif_derive(&k);
+	EXPECT_EQ(k.outcome, NW_OUTCOME_INTERRUPTED_AFTER_RECV);
+	k.ev.t_recv_ns = 0;
+	knotif_derive(&k);
+	EXPECT_EQ(k.outcome, NW_OUTCOME_INTERRUPTED_BEFORE_RECV);
+
+	/* SEND began, the target was interrupted first: no reply reached it */
+	k = replied_after(NW_REPLY_VALUE, -512);
+	knotif_derive(&k);
+	EXPECT_EQ(k.outcome, NW_OUTCOME_INTERRUPTED_AFTER_RECV);
+	EXPECT_TRUE(!k.reply_reached);
+
+	/* a supervisor may answer -ERESTARTSYS itself */
+	k = replied_after(NW_REPLY_ERROR, -512);
+	k.ev.reply_error = -512;
+	knotif_derive(&k);
+	EXPECT_EQ(k.outcome, NW_OUTCOME_REPLIED);
+
+	k = replied_after(NW_REPLY_NONE, -512);
+	k.ev.fatal_pending = 1;
+	knotif_derive(&k);
+	EXPECT_EQ(k.outcome, NW_OUTCOME_KILLED);
+
+	k = replied_after(NW_REPLY_NONE, 0);
+	k.pending = true;
+	knotif_derive(&k);
+	EXPECT_EQ(k.outcome, NW_OUTCOME_PENDING);
+}
+
+TEST(signal_effects)
+{
+	struct knotif k = replied_after(NW_REPLY_VALUE, 42);
+
+	k.ev.filter_killable = 1;
+	add_signal(&k, SIGURG, 25, 0, 41);
+	add_signal(&k, SIGURG, 26, 2, 0); /* already pending */
+	add_signal(&k, SIGUSR1, 27, 1, 0); /* ignored */
+	knotif_derive(&k);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_DEFERRED);
+	EXPECT_EQ(k.effect[1], NW_EFFECT_COALESCED);
+	EXPECT_EQ(k.effect[2], NW_EFFECT_IGNORED);
+	EXPECT_TRUE(!knotif_awaits_delivery(&k));
+
+	k = replied_after(NW_REPLY_NONE, -512);
+	add_signal(&k, SIGUSR1, 25, 0, 41);
+	knotif_derive(&k);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_INTERRUPTED);
+
+	k = replied_after(NW_REPLY_NONE, -512);
+	k.ev.fatal_pending = 1;
+	add_signal(&k, SIGKILL, 25, 0, 0);
+	knotif_derive(&k);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_FATAL);
+
+	/* queued but never delivered while traced */
+	k = replied_after(NW_REPLY_VALUE, 42);
+	k.ev.filter_killable = 1;
+	add_signal(&k, SIGUSR2, 25, 0, 0);
+	EXPECT_TRUE(knotif_awaits_delivery(&k));
+	knotif_derive(&k);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_PENDING);
+}
+
+TEST(delivery_matches_signal_and_time)
+{
+	struct knotif k = replied_after(NW_REPLY_VALUE, 1);
+
+	add_signal(&k, SIGURG, 25, 0, 0);
+	add_signal(&k, SIGURG, 28, 0, 0);
+	knotif_set_delivered(&k, SIGURG, 28, 50);
+	EXPECT_EQ(k.t_delivered_ns[0], 0);
+	EXPECT_EQ(k.t_delivered_ns[1], 50);
+}
+
+TEST(span_refuses_missing_or_reversed)
+{
+	__u64 d = 99;
+
+	EXPECT_TRUE(!nw_span(0, 5, &d));
+	EXPECT_TRUE(!nw_span(5, 0, &d));
+	EXPECT_TRUE(!nw_span(6, 5, &d));
+	EXPECT_EQ(d, 99);
+	EXPECT_TRUE(nw_span(5, 5, &d));
+	EXPECT_EQ(d, 0);
+}

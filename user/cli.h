@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Command line: options into struct env, with one-line errors. */
+#ifndef NW_CLI_H
+#define NW_CLI_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct env {
+	pid_t target_pid; /* -p: target tgid */
+	pid_t supervisor_pid; /* -s: supervisor tgid */
+	int syscall_nr; /* --syscall, -1 for all */
+	bool json;
+	bool hist;
+	bool msecs;
+	bool summary;
+	bool verbose;
+	double interval_s; /* -i, 0 when not given */
+	double duration_s; /* -d, 0 when not given */
+	const char *output; /* -o */
+	const char *backend; /* --backend */
+	unsigned int max_knotifs;
+	char **command; /* after --, NULL-terminated, or NULL */
+};
+
+enum cli_result {
+	CLI_OK,
+	CLI_EXIT_OK, /* --help or --version printed */
+	CLI_ERROR, /* one line printed on stderr */
+};
+
+enum cli_result cli_parse(int argc, char **argv, struct env *env);
+/* "1.5", "250ms", "2s", "1m": > 0 and finite. Returns 0 or -EINVAL. */
+int parse_duration(const char *s, double *seconds);
+/* A positive decimal pid. Returns 0 or -EINVAL. */
+int parse_pid(const char *s, pid_t *pid);
+
+#endif /* NW_CLI_H */

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "command.h"
+
+static void child(char **argv, int gate, int err_fd)
+{
+	char go;
+	int e;
+
+	/* Do not outlive the tracer if it dies before releasing us. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (read(gate, &go, 1) != 1)
+		_exit(127); /* the tracer gave up before the release */
+	close(gate);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
+		_exit(127);
+	_exit(127);
+}
+
+int command_spawn(struct command *c, char **argv)
+{
+	int gate[2], err[2];
+
+	memset(c, 0, sizeof(*c));
+	if (pipe2(gate, O_CLOEXEC))
+		return -errno;
+	if (pipe2(err, O_CLOEXEC)) {
+		close(gate[0]);
+		close(gate[1]);
+		return -errno;
+	}
+	c->pid = fork();
+	if (c->pid < 0) {
+		int e = errno;
+
+		close(gate[0]);
+		close(gate[1]);
+		close(err[0]);
+		close(err[1]);
+		return -e;
+	}
+	if (c->pid == 0) {
+		close(gate[1]);
+		close(err[0]);
+		child(argv, gate[0], err[1]);
+	}
+	close(gate[0]);
+	close(err[1]);
+	c->gate_fd = gate[1];
+	c->exec_err_fd = err[0];
+	return 0;
+}
+
+int command_release(struct command *c)
+{
+	char go = 1;
+	int e = 0;
+	ssize_t n;
+
+	if (write(c->gate_fd, &go, 1) != 1)
+		return -errno;
+	close(c->gate_fd);
+	c->gate_fd = -1;
+	do
+		n = read(c->exec_err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(c->exec_err_fd);
+	c->exec_err_fd = -1;
+	return n == sizeof(e) ? -e : 0;
+}
+
+bool command_reap(struct command *c, bool block)
+{
+	pid_t r;
+
+	if (c->exited)
+		return true;
+	do
+		r = waitpid(c->pid, &c->status, block ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR && block);
+	if (r == c->pid)
+		c->exited = true;
+	return c->exited;
+}
+
+int command_exit_code(const struct command *c)
+{
+	if (WIFEXITED(c->status))
+		return WEXITSTATUS(c->status);
+	if (WIFSIGNALED(c->status))
+		return 128 + WTERMSIG(c->status);
+	return 1;
+}
+
+void command_kill(struct command *c)
+{
+	if (c->pid > 0 && !c->exited) {
+		kill(c->pid, SIGKILL);
+		command_reap(c, true);
+	}
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include "errnames.h"
+#include "json_record.h"
+#include "json_writer.h"
+#include "syscalls.h"
+
+static void span_or_null(struct json_writer *w, const char *key, __u64 from,
+			 __u64 to)
+{
+	__u64 d = 0;
+	bool known = nw_span(from, to, &d);
+
+	jw_uint_or_null(w, key, known, d);
+}
+
+static void write_signals(struct json_writer *w, const struct knotif *k)
+{
+	unsigned int i;
+	__u64 pending = 0;
+	bool known;
+
+	jw_begin_array(w, "signals");
+	for (i = 0; i < k->ev.nsignals && i < NW_MAX_SIGNALS; i++) {
+		const struct nw_signal *s = &k->ev.signals[i];
+		__u64 delivered = k->t_delivered_ns[i];
+
+		jw_begin_object(w, NULL);
+		jw_uint(w, "sig", s->sig);
+		jw_uint(w, "sender_pid", s->sender_tgid);
+		jw_uint(w, "t_sent_ns", s->t_sent_ns);
+		jw_uint_or_null(w, "t_delivered_ns", delivered, delivered);
+		known = nw_span(s->t_sent_ns, delivered, &pending);
+		jw_uint_or_null(w, "pending_ns", known, pending);
+		jw_string(w, "effect", nw_effect_name(k->effect[i]));
+		jw_bool(w, "after_recv", s->after_recv);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_uint(w, "signals_dropped", k->ev.signals_dropped);
+}
+
+static void write_addfd(struct json_writer *w, const struct knotif *k)
+{
+	unsigned int i;
+
+	jw_begin_array(w, "addfd");
+	for (i = 0; i < k->naddfd; i++) {
+		const struct nw_addfd *a = &k->addfd[i];
+		bool ok = a->ret >= 0;
+
+		jw_begin_object(w, NULL);
+		jw_uint(w, "t_ns", a->t_ns);
+		jw_uint(w, "t_done_ns", a->t_exit_ns);
+		jw_uint(w, "flags", a->flags);
+		jw_bool(w, "setfd", a->flags & NW_ADDFD_FLAG_SETFD);
+		jw_bool(w, "send", a->flags & NW_ADDFD_FLAG_SEND);
+		jw_uint_or_null(w, "fd", ok, (__u64)a->ret);
+		jw_uint_or_null(w, "error", !ok, (__u64)-a->ret);
+		jw_string_or_null(w, "error_name",
+				  ok ? NULL : nw_errno_name(a->ret));
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+}
+
+static void write_reply(struct json_writer *w, const struct knotif *k)
+{
+	const struct nw_knotif_event *e = &k->ev;
+
+	if (!k->reply_reached) {
+		jw_null(w, "reply");
+		return;
+	}
+	jw_begin_object(w, "reply");
+	jw_string(w, "kind", nw_reply_kind_name(e->reply_kind));
+	jw_int(w, "val", e->reply_val);
+	jw_int(w, "error", e->reply_error);
+	jw_end_object(w);
+}
+
+void json_write_knotif(FILE *out, const struct knotif *k)
+{
+	const struct nw_knotif_event *e = &k->ev;
+	__u64 t_reply = k->reply_reached ? e->t_reply_ns : 0;
+	__u64 t_return = k->pending ? 0 : e->t_return_ns;
+	__u64 until_killable = e->t_killable_ns ? e->t_killable_ns : t_return;
+	struct json_writer w;
+	char listener[24];
+
+	snprintf(listener, sizeof(listener), "0x%llx",
+		 (unsigned long long)e->key.filter);
+	jw_init(&w, out);
+	jw_begin_object(&w, NULL);
+	jw_string(&w, "type", "notif");
+	jw_uint(&w, "id", e->key.id);
+	jw_uint(&w, "target_pid", e->target_tgid);
+	jw_uint(&w, "target_tid", e->target_tid);
+	jw_uint(&w, "target_seen_pid", e->target_vtid);
+	jw_string(&w, "comm", e->comm);
+	jw_string(&w, "syscall", nw_syscall_name(e->nr));
+	jw_int(&w, "nr", e->nr);
+	jw_uint_or_null(&w, "supervisor_pid", e->supervisor_tgid,
+			e->supervisor_tgid);
+	jw_string_or_null(&w, "supervisor_comm",
+			  e->supervisor_tgid ? e->supervisor_comm : NULL);
+	jw_uint_or_null(&w, "supervisor_seen_pid", e->supervisor_tgid,
+			e->supervisor_seen_pid);
+	jw_string(&w, "listener", listener);
+	jw_bool(&w, "killable_recv", knotif_killable_rule(k));
+	jw_bool(&w, "filter_killable", e->filter_killable);
+	jw_bool(&w, "recv_flag", e->recv_flag);
+	jw_uint_or_null(&w, "t_notify_ns", e->t_notify_ns, e->t_notify_ns);
+	jw_string_or_null(&w, "notify_seen_at",
+			  nw_notify_source_name(e->notify_source));
+	jw_uint_or_null(&w, "t_recv_ns", e->t_recv_ns, e->t_recv_ns);
+	jw_uint_or_null(&w, "t_killable_ns", e->t_killable_ns,
+			e->t_killable_ns);
+	jw_string_or_null(&w, "killable_cause",
+			  e->t_killable_ns ? nw_cause_name(e->killable_cause) :
+					     NULL);
+	jw_uint_or_null(&w, "t_reply_ns", t_reply, t_reply);
+	jw_uint_or_null(&w, "t_return_ns", t_return, t_return);
+	span_or_null(&w, "queue_ns", e->t_notify_ns, e->t_recv_ns);
+	span_or_null(&w, "handle_ns", e->t_recv_ns, t_reply);
+	span_or_null(&w, "wake_ns", t_reply, t_return);
+	span_or_null(&w, "total_ns", e->t_notify_ns, t_return);
+	span_or_null(&w, "interruptible_ns", e->t_notify_ns, until_killable);
+	span_or_null(&w, "killable_ns", e->t_killable_ns, t_return);
+	jw_string(&w, "outcome", nw_outcome_name(k->outcome));
+	if (t_return)
+		jw_int(&w, "ret", e->ret);
+	else
+		jw_null(&w, "ret");
+	write_reply(&w, k);
+	if (k->reply_failed) {
+		jw_begin_object(&w, "reply_failed");
+		jw_uint(&w, "t_ns", k->failure.t_ns);
+		jw_string(&w, "error", nw_errno_name(k->failure.ret));
+		jw_end_object(&w);
+	}
+	write_signals(&w, k);
+	write_addfd(&w, k);
+	jw_uint(&w, "interruptible_sleeps", e->interruptible_sleeps);
+	jw_uint(&w, "killable_sleeps", e->killable_sleeps);
+	jw_end_object(&w);
+	fputc('\n', out);
+}
+
+void json_write_reply_failed(FILE *out, const struct nw_reply_failed_event *r)
+{
+	struct json_writer w;
+
+	jw_init(&w, out);
+	jw_begin_object(&w, NULL);
+	jw_string(&w, "type", "reply_failed");
+	jw_uint(&w, "id", r->key.id);
+	jw_string(&w, "op", r->op == NW_IOCTL_NOTIF_ADDFD ? "addfd" : "send");
+	jw_uint(&w, "supervisor_pid", r->supervisor_tgid);
+	jw_uint(&w, "t_ns", r->t_ns);
+	jw_uint(&w, "errno", (__u64)-r->ret);
+	jw_string(&w, "error", nw_errno_name(r->ret));
+	jw_end_object(&w);
+	fputc('\n', out);
+}
+
+void json_write_lost(FILE *out, const struct run_totals *t)
+{
+	struct json_writer w;
+
+	jw_init(&w, out);
+	jw_begin_object(&w, NULL);
+	jw_string(&w, "type", "lost");
+	jw_uint(&w, "events", t->bpf.lost_records);
+	jw_uint(&w, "knotifs_dropped", t->bpf.dropped_knotifs);
+	jw_uint(&w, "signals_dropped", t->bpf.dropped_signals);
+	jw_uint(&w, "malformed", t->malformed);
+	jw_uint(&w, "no_memory", t->no_memory);
+	jw_end_object(&w);
+	fputc('\n', out);
+}
+
+static void write_groups(struct json_writer *w, const char *key,
+			 const struct nw_group_list *l)
+{
+	size_t i;
+
+	jw_begin_array(w, key);
+	for (i = 0; i < l->n; i++) {
+		struct nw_group *g = &l->groups[i];
+
+		jw_begin_object(w, NULL);
+		jw_string(w, "name", g->name);
+		jw_uint(w, "count", g->count);
+		jw_uint(w, "handle_p50_ns", stats_percentile(g, 50));
+		jw_uint(w, "handle_p99_ns", stats_percentile(g, 99));
+		jw_uint(w, "handle_max_ns", stats_percentile(g, 100));
+		jw_uint(w, "interrupted", g->interrupted);
+		jw_uint(w, "deferred_signals", g->deferred);
+		jw_uint(w, "max_pending_ns", g->max_pending_ns);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+}
+
+void json_write_summary(FILE *out, const struct report_info *info,
+			const struct run_totals *t)
+{
+	const struct stats *s = t->stats;
+	struct json_writer w;
+	int i;
+
+	jw_init(&w, out);
+	jw_begin_object(&w, NULL);
+	jw_string(&w, "type", "summary");
+	jw_string(&w, "backend", info->backend);
+	jw_string(&w, "backend_reason", info->backend_reason);
+	jw_double(&w, "elapsed_s", t->elapsed_s);
+	jw_uint(&w, "notifications", s->knotifs);
+	jw_begin_object(&w, "outcomes");
+	for (i = 0; i < NW_OUTCOME_COUNT; i++)
+		jw_uint(&w, nw_outcome_name(i), s->by_outcome[i]);
+	jw_end_object(&w);
+	jw_uint(&w, "signals", s->signals);
+	jw_begin_object(&w, "signal_effects");
+	for (i = 0; i < NW_EFFECT_COUNT; i++)
+		jw_uint(&w, nw_effect_name(i), s->by_effect[i]);
+	jw_end_object(&w);
+	jw_uint(&w, "max_deferred_pending_ns", s->max_deferred_pending_ns);
+	jw_uint(&w, "addfd_ok", s->addfd_ok);
+	jw_uint(&w, "addfd_failed", s->addfd_failed);
+	jw_uint(&w, "reply_failed", s->reply_failed);
+	jw_uint(&w, "lost_events", t->bpf.lost_records);
+	write_groups(&w, "supervisors", &s->by_supervisor);
+	write_groups(&w, "syscalls", &s->by_syscall);
+	jw_end_object(&w);
+	fputc('\n', out);
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include "knotif.h"
+
+#define ERESTARTSYS 512
+#define TRACE_SIGNAL_IGNORED 1
+#define TRACE_SIGNAL_ALREADY_PENDING 2
+
+static const char *const outcome_names[NW_OUTCOME_COUNT] = {
+	[NW_OUTCOME_REPLIED] = "replied",
+	[NW_OUTCOME_CONTINUED] = "continued",
+	[NW_OUTCOME_INTERRUPTED_BEFORE_RECV] = "interrupted_before_recv",
+	[NW_OUTCOME_INTERRUPTED_AFTER_RECV] = "interrupted_after_recv",
+	[NW_OUTCOME_KILLED] = "killed",
+	[NW_OUTCOME_SUPERVISOR_GONE] = "supervisor_gone",
+	[NW_OUTCOME_PENDING] = "pending",
+	[NW_OUTCOME_UNKNOWN] = "unknown",
+};
+
+static const char *const effect_names[NW_EFFECT_COUNT] = {
+	[NW_EFFECT_DEFERRED] = "deferred",
+	[NW_EFFECT_INTERRUPTED] = "interrupted",
+	[NW_EFFECT_FATAL] = "fatal",
+	[NW_EFFECT_COALESCED] = "coalesced",
+	[NW_EFFECT_IGNORED] = "ignored",
+	[NW_EFFECT_BLOCKED] = "blocked",
+	[NW_EFFECT_PENDING] = "pending",
+};
+
+const char *nw_outcome_name(enum nw_outcome o)
+{
+	return o < NW_OUTCOME_COUNT ? outcome_names[o] : "unknown";
+}
+
+const char *nw_effect_name(enum nw_signal_effect e)
+{
+	return e < NW_EFFECT_COUNT ? effect_names[e] : "unknown";
+}
+
+const char *nw_cause_name(__u8 cause)
+{
+	switch (cause) {
+	case NW_CAUSE_RECV:
+		return "recv";
+	case NW_CAUSE_SIGNAL:
+		return "signal";
+	case NW_CAUSE_ADDFD:
+		return "addfd";
+	default:
+		return NULL;
+	}
+}
+
+const char *nw_reply_kind_name(__u8 kind)
+{
+	switch (kind) {
+	case NW_REPLY_VALUE:
+		return "value";
+	case NW_REPLY_ERROR:
+		return "error";
+	case NW_REPLY_CONTINUE:
+		return "continue";
+	case NW_REPLY_ADDFD_SEND:
+		return "addfd_send";
+	default:
+		return NULL;
+	}
+}
+
+const char *nw_notify_source_name(__u8 source)
+{
+	switch (source) {
+	case NW_SEEN_WAKEUP:
+		return "wakeup";
+	case NW_SEEN_SLEEP:
+		return "sleep";
+	case NW_SEEN_RECV:
+		return "recv";
+	default:
+		return NULL;
+	}
+}
+
+void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a)
+{
+	struct nw_addfd *slot;
+
+	if (k->naddfd >= NW_MAX_ADDFD) {
+		k->addfd_dropped++;
+		return;
+	}
+	slot = &k->addfd[k->naddfd++];
+	slot->t_ns = a->t_enter_ns;
+	slot->t_exit_ns = a->t_exit_ns;
+	slot->flags = a->flags;
+	slot->newfd = a->newfd;
+	slot->ret = a->ret;
+}
+
+void knotif_set_delivered(struct knotif *k, __u32 sig, __u64 t_sent_ns,
+			  __u64 t_delivered_ns)
+{
+	unsigned int i, n = k->ev.nsignals;
+
+	for (i = 0; i < n && i < NW_MAX_SIGNALS; i++) {
+		if (k->ev.signals[i].sig == sig &&
+		    k->ev.signals[i].t_sent_ns == t_sent_ns) {
+			k->t_delivered_ns[i] = t_delivered_ns;
+			return;
+		}
+	}
+}
+
+static bool signal_queued(const struct nw_signal *s)
+{
+	return s->result == 0;
+}
+
+bool knotif_awaits_delivery(const struct knotif *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->ev.nsignals && i < NW_MAX_SIGNALS; i++)
+		if (signal_queued(&k->ev.signals[i]) && !k->t_delivered_ns[i])
+			return true;
+	return false;
+}
+
+static enum nw_outcome derive_outcome(const struct knotif *k)
+{
+	const struct nw_knotif_event *e = &k->ev;
+	bool replied = e->reply_kind != NW_REPLY_NONE;
+
+	if (k->pending)
+		return NW_OUTCOME_PENDING;
+	if (e->fatal_pending || e->exited)
+		return NW_OUTCOME_KILLED;
+	/* A reply whose own error is -ERESTARTSYS is still a reply. */
+	if (e->ret == -ERESTARTSYS &&
+	    !(e->reply_kind == NW_REPLY_ERROR && e->reply_error == -ERESTARTSYS))
+		return e->t_recv_ns ? NW_OUTCOME_INTERRUPTED_AFTER_RECV :
+				      NW_OUTCOME_INTERRUPTED_BEFORE_RECV;
+	if (e->reply_kind == NW_REPLY_CONTINUE)
+		return NW_OUTCOME_CONTINUED;
+	if (replied)
+		return NW_OUTCOME_REPLIED;
+	/* The listener went away: seccomp_notify_detach() answers ENOSYS. */
+	if (e->ret == -ENOSYS)
+		return NW_OUTCOME_SUPERVISOR_GONE;
+	return NW_OUTCOME_UNKNOWN;
+}
+
+static bool outcome_interrupted(enum nw_outcome o)
+{
+	return o == NW_OUTCOME_INTERRUPTED_BEFORE_RECV ||
+	       o == NW_OUTCOME_INTERRUPTED_AFTER_RECV;
+}
+
+static enum nw_signal_effect derive_effect(const struct knotif *k,
+					   unsigned int i, bool *culprit_taken)
+{
+	const struct nw_signal *s = &k->ev.signals[i];
+
+	if (s->result == TRACE_SIGNAL_IGNORED)
+		return NW_EFFECT_IGNORED;
+	if (s->sig == SIGKILL ||
+	    (k->outcome == NW_OUTCOME_KILLED && i + 1 == k->ev.nsignals))
+		return NW_EFFECT_FATAL;
+	if (s->result == TRACE_SIGNAL_ALREADY_PENDING)
+		return NW_EFFECT_COALESCED;
+	if (outcome_interrupted(k->outcome) && !*culprit_taken) {
+		*culprit_taken = true;
+		return NW_EFFECT_INTERRUPTED;
+	}
+	if (!k->t_delivered_ns[i])
+		return NW_EFFECT_PENDING;
+	if (s->after_recv && knotif_killable_rule(k))
+		return NW_EFFECT_DEFERRED;
+	return NW_EFFECT_BLOCKED;
+}
+
+void knotif_derive(struct knotif *k)
+{
+	bool culprit_taken = false;
+	unsigned int i;
+
+	k->outcome = derive_outcome(k);
+	k->reply_reached = k->ev.t_reply_ns &&
+			   (k->outcome == NW_OUTCOME_REPLIED ||
+			    k->outcome == NW_OUTCOME_CONTINUED);
+	for (i = 0; i < k->ev.nsignals && i < NW_MAX_SIGNALS; i++)
+		k->effect[i] = derive_effect(k, i, &culprit_taken);
+}

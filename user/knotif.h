@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One notification as the reporter sees it: the BPF record plus what arrives
+ * after the target returned (signal deliveries, addfd results, a failed
+ * reply), and what is derived from them (outcome, signal effects, spans).
+ */
+#ifndef NW_KNOTIF_H
+#define NW_KNOTIF_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "notifwait.h"
+
+#define NW_MAX_ADDFD 8
+
+enum nw_outcome {
+	NW_OUTCOME_REPLIED,
+	NW_OUTCOME_CONTINUED,
+	NW_OUTCOME_INTERRUPTED_BEFORE_RECV,
+	NW_OUTCOME_INTERRUPTED_AFTER_RECV,
+	NW_OUTCOME_KILLED,
+	NW_OUTCOME_SUPERVISOR_GONE,
+	NW_OUTCOME_PENDING,
+	NW_OUTCOME_UNKNOWN,
+	NW_OUTCOME_COUNT,
+};
+
+enum nw_signal_effect {
+	NW_EFFECT_DEFERRED,
+	NW_EFFECT_INTERRUPTED,
+	NW_EFFECT_FATAL,
+	NW_EFFECT_COALESCED, /* same signal already pending: nothing queued */
+	NW_EFFECT_IGNORED,
+	NW_EFFECT_BLOCKED, /* did not interrupt an interruptible wait */
+	NW_EFFECT_PENDING, /* not delivered while traced */
+	NW_EFFECT_COUNT,
+};
+
+struct nw_addfd {
+	__u64 t_ns;
+	__u64 t_exit_ns;
+	__u32 flags;
+	__u32 newfd;
+	__s64 ret;
+};
+
+struct nw_reply_failure {
+	__u64 t_ns;
+	__s64 ret;
+	__u32 op;
+	__u32 supervisor_tgid;
+};
+
+struct knotif {
+	struct nw_knotif_event ev;
+	bool have_event; /* the BPF record arrived (finished or pending) */
+	bool pending; /* still waiting when tracing stopped */
+	__u64 t_delivered_ns[NW_MAX_SIGNALS];
+	struct nw_addfd addfd[NW_MAX_ADDFD];
+	unsigned int naddfd;
+	unsigned int addfd_dropped;
+	bool reply_failed;
+	struct nw_reply_failure failure;
+
+	/* derived by knotif_derive() */
+	enum nw_outcome outcome;
+	enum nw_signal_effect effect[NW_MAX_SIGNALS];
+	bool reply_reached; /* t_reply_ns is a reply the target got */
+};
+
+/* Time between two kernel timestamps, when both happened in order. */
+static inline bool nw_span(__u64 from, __u64 to, __u64 *out)
+{
+	if (!from || !to || to < from)
+		return false;
+	*out = to - from;
+	return true;
+}
+
+const char *nw_outcome_name(enum nw_outcome o);
+const char *nw_effect_name(enum nw_signal_effect e);
+const char *nw_cause_name(__u8 cause);
+const char *nw_reply_kind_name(__u8 kind);
+const char *nw_notify_source_name(__u8 source);
+
+void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a);
+void knotif_set_delivered(struct knotif *k, __u32 sig, __u64 t_sent_ns,
+			  __u64 t_delivered_ns);
+/* True while a queued signal of the record still waits for delivery. */
+bool knotif_awaits_delivery(const struct knotif *k);
+/* Computes outcome, effects and reply_reached from what is known. */
+void knotif_derive(struct knotif *k);
+/* Whether the filter or the RECV made the wait killable after RECV. */
+static inline bool knotif_killable_rule(const struct knotif *k)
+{
+	return k->ev.filter_killable || k->ev.recv_flag;
+}
+
+#endif /* NW_KNOTIF_H */

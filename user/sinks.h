@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sinks: where finished notifications go (stream, JSON Lines, histograms,
+ * summary tables). A new output is a new sink_*.c with a constructor here.
+ */
+#ifndef NW_SINKS_H
+#define NW_SINKS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "knotif.h"
+#include "stats.h"
+
+struct report_info {
+	__u64 start_ns; /* CLOCK_MONOTONIC when tracing started */
+	const char *backend;
+	const char *backend_reason;
+	bool msecs; /* histograms in msecs instead of usecs */
+};
+
+/* What every sink may print at an interval or at the end. */
+struct run_totals {
+	const struct stats *stats;
+	struct nw_counters bpf;
+	unsigned long long malformed, no_memory;
+	double elapsed_s;
+};
+
+struct sink {
+	const char *name;
+	void (*knotif)(struct sink *s, const struct knotif *k);
+	void (*reply_failed)(struct sink *s,
+			     const struct nw_reply_failed_event *r);
+	void (*interval)(struct sink *s, const struct run_totals *t);
+	void (*finish)(struct sink *s, const struct run_totals *t);
+	void (*destroy)(struct sink *s);
+	FILE *out;
+	const struct report_info *info;
+	void *priv;
+};
+
+struct sink *sink_stream_new(FILE *out, const struct report_info *info);
+struct sink *sink_json_new(FILE *out, const struct report_info *info);
+struct sink *sink_hist_new(FILE *out, const struct report_info *info);
+struct sink *sink_summary_new(FILE *out, const struct report_info *info);
+
+#define NW_MAX_SINKS 8
+
+struct sinks {
+	struct sink *list[NW_MAX_SINKS];
+	unsigned int n;
+};
+
+int sinks_add(struct sinks *all, struct sink *s);
+void sinks_knotif(struct sinks *all, const struct knotif *k);
+void sinks_reply_failed(struct sinks *all,
+			const struct nw_reply_failed_event *r);
+void sinks_interval(struct sinks *all, const struct run_totals *t);
+void sinks_finish(struct sinks *all, const struct run_totals *t);
+void sinks_destroy(struct sinks *all);
+
+/* Allocates a sink with only the common fields set. */
+struct sink *sink_alloc(const char *name, FILE *out,
+			const struct report_info *info, size_t priv_size);
+
+#endif /* NW_SINKS_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Aggregation over finished notifications: totals by outcome and signal
+ * effect, and per-supervisor and per-syscall groups with handle-time
+ * percentiles. Sinks read it; only main feeds it.
+ */
+#ifndef NW_STATS_H
+#define NW_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "knotif.h"
+
+struct nw_group {
+	char name[48];
+	unsigned long long count;
+	unsigned long long interrupted;
+	unsigned long long deferred;
+	unsigned long long max_pending_ns;
+	unsigned long long *handle_ns; /* sorted by stats_percentile() */
+	size_t nhandle, cap;
+	bool sorted;
+};
+
+struct nw_group_list {
+	struct nw_group *groups;
+	size_t n, cap;
+};
+
+struct stats {
+	unsigned long long knotifs;
+	unsigned long long by_outcome[NW_OUTCOME_COUNT];
+	unsigned long long by_effect[NW_EFFECT_COUNT];
+	unsigned long long signals;
+	unsigned long long addfd_ok, addfd_failed, reply_failed;
+	unsigned long long max_deferred_pending_ns;
+	struct nw_group_list by_supervisor, by_syscall;
+};
+
+void stats_init(struct stats *s);
+void stats_free(struct stats *s);
+/* Returns -ENOMEM when a group could not grow; the totals still count. */
+int stats_add(struct stats *s, const struct knotif *k, const char *syscall);
+void stats_add_reply_failed(struct stats *s);
+/* The @p-th percentile (0..100) of a group's handle times, nearest rank. */
+unsigned long long stats_percentile(struct nw_group *g, double p);
+
+#endif /* NW_STATS_H */
