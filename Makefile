@@ -80,10 +80,11 @@ include tests/tests.mk
 demo: $(BUILD)/notifwait $(BUILD)/nw-workload
 	$(Q)scripts/demo.sh $(BUILD)
 
-test-host: test-unit test-integration
+test-host: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/unit-tests
+	$(Q)NW_SUITES="unit integration" scripts/run-tests.sh $(BUILD)
 
-test: test-host
-	$(Q)$(MAKE) --no-print-directory vm-test
+test: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/unit-tests
+	$(Q)scripts/run-tests.sh $(BUILD)
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
@@ -94,3 +95,14 @@ format:
 
 clean:
 	rm -rf $(BUILD)
+
+# The workload (tests/tests.mk) needs libseccomp-dev like the tool.
+$(BUILD)/nw-workload: | $(DEPS_STAMP)
+
+$(BUILD)/loops: bench/loops.c | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -std=gnu11 $(WARN) $< -o $@
+
+.PHONY: bench
+bench: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/loops
+	$(Q)bench/bench.sh $(BUILD)

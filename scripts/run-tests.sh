@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# make test: every suite in turn. Each suite ends with "N passed, N failed
+# [, N skipped]"; the last line here is their sum. A suite that dies without
+# that line counts as one failure. Exit 1 if anything failed.
+#   NW_SUITES="unit integration vm" picks suites (default: all three).
+set -uo pipefail
+build=${1:-build}
+suites=${NW_SUITES:-unit integration vm}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+passed=0 failed=0 skipped=0
+
+run_suite() {
+	local name=$1 status line p f s
+	shift
+	echo "== suite: $name"
+	"$@" 2>&1 | tee "$log"
+	status=${PIPESTATUS[0]}
+	line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "notifwait tests: suite '$name' ended (exit $status) without a count line"
+		failed=$((failed + 1))
+		return
+	fi
+	p=$(sed -E 's/.*\b([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.*\b([0-9]+) failed.*/\1/' <<<"$line")
+	s=0
+	grep -q 'skipped' <<<"$line" && s=$(sed -E 's/.*\b([0-9]+) skipped.*/\1/' <<<"$line")
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "notifwait tests: suite '$name' exited $status"
+		failed=$((failed + 1))
+	fi
+}
+
+for suite in $suites; do
+	case $suite in
+	unit) run_suite unit "$build/unit-tests" ;;
+	integration) run_suite integration python3 tests/integration/run.py --build "$build" ;;
+	vm) run_suite vm make --no-print-directory vm-test ;;
+	*) echo "notifwait tests: unknown suite '$suite'"; failed=$((failed + 1)) ;;
+	esac
+done
+echo "== all suites ($suites)"
+echo "total: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
