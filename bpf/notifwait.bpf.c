@@ -77,8 +77,9 @@ struct {
 	__type(value, __u32);
 } waiting_tgid SEC(".maps");
 
+/* LRU: a signal that stays blocked is never delivered, nor deleted. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 10240);
 	__type(key, struct sigpend_key);
 	__type(value, struct sigpend_val);
@@ -91,9 +92,20 @@ struct {
 	__type(value, struct ioctl_inflight);
 } inflight SEC(".maps");
 
+/*
+ * Notifications that ended lately: a supervisor's late reply or addfd
+ * result is reported only for a notification that was followed.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct nw_knotif_key);
+	__type(value, __u8);
+} ended SEC(".maps");
+
 /* tgids of a traced COMMAND and its descendants */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u32);
 	__type(value, __u8);
@@ -391,6 +403,9 @@ static __always_inline void on_ioctl_exit(struct ioctl_inflight *io, long ret,
 			e->reply_kind = NW_REPLY_NONE;
 		}
 	}
+	if (!bpf_map_lookup_elem(&knotifs, &io->key) &&
+	    !bpf_map_lookup_elem(&ended, &io->key))
+		return; /* not a notification this run follows */
 	if (io->cmd == NW_IOCTL_NOTIF_ADDFD) {
 		added.kind = NW_REC_ADDFD;
 		added.flags = io->flags;
@@ -420,6 +435,7 @@ static __always_inline void finish_knotif(struct task_struct *task, __u32 tid,
 	struct nw_knotif_event *e;
 	struct nw_knotif_key k;
 	__u32 tgid;
+	__u8 one = 1;
 
 	if (!key)
 		return;
@@ -433,6 +449,7 @@ static __always_inline void finish_knotif(struct task_struct *task, __u32 tid,
 			(BPF_CORE_READ(task, pending.signal.sig[0]) >>
 			 (SIGKILL - 1)) & 1;
 		emit(e, sizeof(*e));
+		bpf_map_update_elem(&ended, &k, &one, BPF_ANY);
 		bpf_map_delete_elem(&knotifs, &k);
 	}
 	bpf_map_delete_elem(&waiting, &tid);
@@ -497,6 +514,8 @@ int BPF_PROG(on_signal_generate, int sig, struct kernel_siginfo *info,
 	s->result = result;
 	s->after_recv = e->t_recv_ns != 0;
 	s->in_killable_sleep = e->t_killable_ns != 0;
+	s->masked = sig > 0 && sig <= 64 &&
+		    ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
 	e->nsignals = n + 1;
 	if (e->t_recv_ns)
 		e->wake_cause = NW_CAUSE_SIGNAL;

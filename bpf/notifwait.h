@@ -66,7 +66,8 @@ struct nw_signal {
 	__s32 result; /* signal_generate's TRACE_SIGNAL_* */
 	__u8 after_recv;
 	__u8 in_killable_sleep;
-	__u8 pad[2];
+	__u8 masked; /* in the target's blocked mask when sent */
+	__u8 pad;
 };
 
 struct nw_knotif_event {

@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "command.h"
@@ -25,6 +27,43 @@ static void child(char **argv, int gate, int err_fd)
 	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
 		_exit(127);
 	_exit(127);
+}
+
+static int runnable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EACCES;
+	return access(path, X_OK) ? -errno : 0;
+}
+
+int command_check(const char *file)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char candidate[4096];
+	int err = -ENOENT, r;
+
+	if (!*file)
+		return -ENOENT;
+	if (strchr(file, '/'))
+		return runnable(file);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	/* The same search as execvp: the first runnable entry wins. */
+	for (p = path; p; p = *end ? end + 1 : NULL) {
+		end = strchrnul(p, ':');
+		snprintf(candidate, sizeof(candidate), "%.*s/%s",
+			 (int)(end - p), end == p ? "." : p, file);
+		r = runnable(candidate);
+		if (!r)
+			return 0;
+		if (r == -EACCES)
+			err = r;
+	}
+	return err;
 }
 
 int command_spawn(struct command *c, char **argv)

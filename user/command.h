@@ -17,6 +17,8 @@ struct command {
 	int status; /* wait status once exited */
 };
 
+/* Whether execvp(@file) could find and run it: 0 or -errno. */
+int command_check(const char *file);
 int command_spawn(struct command *c, char **argv);
 /* Lets the child exec; returns 0 or -errno of a failed exec. */
 int command_release(struct command *c);

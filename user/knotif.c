@@ -26,6 +26,8 @@ static const char *const effect_names[NW_EFFECT_COUNT] = {
 	[NW_EFFECT_COALESCED] = "coalesced",
 	[NW_EFFECT_IGNORED] = "ignored",
 	[NW_EFFECT_BLOCKED] = "blocked",
+	[NW_EFFECT_AFTER_REPLY] = "after_reply",
+	[NW_EFFECT_RACED_REPLY] = "raced_reply",
 	[NW_EFFECT_PENDING] = "pending",
 };
 
@@ -174,11 +176,16 @@ static enum nw_signal_effect derive_effect(const struct knotif *k,
 		*culprit_taken = true;
 		return NW_EFFECT_INTERRUPTED;
 	}
+	if (k->reply_reached && s->t_sent_ns >= k->ev.t_reply_ns)
+		return NW_EFFECT_AFTER_REPLY;
+	if (s->masked)
+		return NW_EFFECT_BLOCKED;
 	if (!k->t_delivered_ns[i])
 		return NW_EFFECT_PENDING;
 	if (s->after_recv && knotif_killable_rule(k))
 		return NW_EFFECT_DEFERRED;
-	return NW_EFFECT_BLOCKED;
+	/* an interruptible wait woke, but found the reply already there */
+	return NW_EFFECT_RACED_REPLY;
 }
 
 void knotif_derive(struct knotif *k)

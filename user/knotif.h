@@ -31,7 +31,9 @@ enum nw_signal_effect {
 	NW_EFFECT_FATAL,
 	NW_EFFECT_COALESCED, /* same signal already pending: nothing queued */
 	NW_EFFECT_IGNORED,
-	NW_EFFECT_BLOCKED, /* did not interrupt an interruptible wait */
+	NW_EFFECT_BLOCKED, /* in the target's signal mask */
+	NW_EFFECT_AFTER_REPLY, /* sent once the supervisor had begun to reply */
+	NW_EFFECT_RACED_REPLY, /* woke an interruptible wait the reply won */
 	NW_EFFECT_PENDING, /* not delivered while traced */
 	NW_EFFECT_COUNT,
 };

@@ -34,6 +34,7 @@ struct app {
 	struct ring_buffer *rb;
 	struct command cmd;
 	bool have_cmd;
+	bool cmd_unrunnable; /* exit 127 like a shell */
 	FILE *out;
 };
 
@@ -248,6 +249,13 @@ static int prepare(struct app *app)
 	if (err)
 		return err;
 	if (app->have_cmd) {
+		err = command_check(app->env.command[0]);
+		if (err) {
+			fprintf(stderr, "notifwait: cannot run '%s': %s\n",
+				app->env.command[0], strerror(-err));
+			app->cmd_unrunnable = true;
+			return err;
+		}
 		err = command_spawn(&app->cmd, app->env.command);
 		if (err) {
 			fprintf(stderr, "notifwait: cannot fork: %s\n",
@@ -298,8 +306,11 @@ int main(int argc, char **argv)
 		break;
 	}
 	app.have_cmd = app.env.command != NULL;
-	if (prepare(&app) || start_tracing(&app))
+	if (prepare(&app) || start_tracing(&app)) {
+		if (app.cmd_unrunnable)
+			code = 127;
 		goto out;
+	}
 	fprintf(stderr,
 		"notifwait: tracing seccomp user notifications (backend: %s: %s)... %s\n",
 		app.backend.name, app.backend.reason,

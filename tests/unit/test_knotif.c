@@ -101,6 +101,22 @@ TEST(signal_effects)
 	knotif_derive(&k);
 	EXPECT_EQ(k.effect[0], NW_EFFECT_FATAL);
 
+	/* sent after the supervisor began its reply */
+	k = replied_after(NW_REPLY_VALUE, 42);
+	k.ev.filter_killable = 1;
+	add_signal(&k, SIGURG, 30, 0, 41);
+	knotif_derive(&k);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_AFTER_REPLY);
+
+	/* interruptible wait, not interrupted: the reply won the race */
+	k = replied_after(NW_REPLY_VALUE, 42);
+	add_signal(&k, SIGURG, 29, 0, 41);
+	knotif_derive(&k);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_RACED_REPLY);
+	k.ev.signals[0].masked = 1;
+	knotif_derive(&k);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_BLOCKED);
+
 	/* queued but never delivered while traced */
 	k = replied_after(NW_REPLY_VALUE, 42);
 	k.ev.filter_killable = 1;

@@ -59,7 +59,7 @@ TEST(settles_after_delivery_and_merges_late_records)
 	EXPECT_EQ(seen.n, 1);
 	EXPECT_EQ(seen.last.t_delivered_ns[0], 1100);
 	EXPECT_EQ(seen.last.naddfd, 1);
-	EXPECT_EQ(seen.last.effect[0], NW_EFFECT_BLOCKED);
+	EXPECT_EQ(seen.last.effect[0], NW_EFFECT_AFTER_REPLY);
 	EXPECT_EQ(knotif_table_size(t), 0);
 	knotif_table_free(t);
 }
