@@ -19,6 +19,7 @@
 #define NR_IOCTL 16 /* x86_64 */
 #define ERESTARTSYS 512
 #define SIGKILL 9
+#define EEXIST 17
 #define TASK_INTERRUPTIBLE 0x1
 #define TASK_UNINTERRUPTIBLE 0x2
 #define TASK_WAKEKILL 0x100
@@ -174,6 +175,7 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 	struct task_struct *task = v->task;
 	struct nw_knotif_event *e;
 	__u32 zero = 0, tid, tgid;
+	long err;
 
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!e)
@@ -193,10 +195,12 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 	if (source != NW_SEEN_RECV)
 		e->t_notify_ns = now;
 	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
-	if (bpf_map_update_elem(&knotifs, &key, e, BPF_NOEXIST)) {
+	err = bpf_map_update_elem(&knotifs, &key, e, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
 		__sync_fetch_and_add(&counters.dropped_knotifs, 1);
 		return NULL;
 	}
+	/* -EEXIST: the other side (target or supervisor) was first */
 	bpf_map_update_elem(&waiting, &tid, &key, BPF_ANY);
 	bpf_map_update_elem(&waiting_tgid, &tgid, &tid, BPF_ANY);
 	return bpf_map_lookup_elem(&knotifs, &key);
@@ -214,10 +218,13 @@ static __always_inline void detect_waiting(struct task_struct *task,
 					   __u8 source, __u64 now)
 {
 	struct nw_knotif_view v = {};
+	struct nw_knotif_key key;
 
 	if (!task_find_knotif(task, &v))
 		return;
-	if (bpf_map_lookup_elem(&knotifs, &v))
+	key.filter = v.filter;
+	key.id = v.id;
+	if (bpf_map_lookup_elem(&knotifs, &key))
 		return; /* seen from the supervisor's side already */
 	if (!target_wanted(task, v.nr, false))
 		return;
@@ -263,7 +270,9 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev,
 		e->killable_sleeps++;
 		if (!e->t_killable_ns && e->t_recv_ns) {
 			e->t_killable_ns = bpf_ktime_get_ns();
-			e->killable_cause = e->wake_cause;
+			/* nothing woke it: its first sleep came after RECV */
+			e->killable_cause = e->wake_cause ? e->wake_cause :
+							    NW_CAUSE_RECV;
 		}
 	} else {
 		e->interruptible_sleeps++;
@@ -427,6 +436,35 @@ static __always_inline void on_ioctl_exit(struct ioctl_inflight *io, long ret,
 	}
 }
 
+/*
+ * A wait aborted with no signal seen: the signal was pending before the
+ * notification existed. Record the lowest unblocked pending one, with no
+ * send time, so its delivery is still matched.
+ */
+static __always_inline void note_prior_signal(struct task_struct *task,
+					      struct nw_knotif_event *e)
+{
+	struct sigpend_key sk = { .tid = BPF_CORE_READ(task, pid) };
+	struct sigpend_val sv = { .key = e->key };
+	__u64 pending;
+	int sig;
+
+	pending = BPF_CORE_READ(task, pending.signal.sig[0]) |
+		  BPF_CORE_READ(task, signal, shared_pending.signal.sig[0]);
+	pending &= ~BPF_CORE_READ(task, blocked.sig[0]);
+	if (!pending)
+		return;
+	for (sig = 1; sig <= 64; sig++)
+		if ((pending >> (sig - 1)) & 1)
+			break;
+	e->signals[0].sig = sig;
+	e->signals[0].sender_tgid = 0;
+	e->signals[0].before_wait = 1;
+	e->nsignals = 1;
+	sk.sig = sig;
+	bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
+}
+
 /* The target returns: the notification is over. */
 static __always_inline void finish_knotif(struct task_struct *task, __u32 tid,
 					  long ret, bool exited)
@@ -442,6 +480,8 @@ static __always_inline void finish_knotif(struct task_struct *task, __u32 tid,
 	k = *key;
 	e = bpf_map_lookup_elem(&knotifs, &k);
 	if (e) {
+		if (ret == -ERESTARTSYS && !e->nsignals)
+			note_prior_signal(task, e);
 		e->t_return_ns = bpf_ktime_get_ns();
 		e->ret = ret;
 		e->exited = exited;

@@ -9,7 +9,7 @@
 #define NOTIFWAIT_H
 
 #define NW_COMM_LEN 16
-#define NW_MAX_SIGNALS 8
+#define NW_MAX_SIGNALS 16
 
 /* The supervisor's ioctls (include/uapi/linux/seccomp.h, x86_64 values). */
 #define NW_IOCTL_NOTIF_RECV 0xc0502100U
@@ -67,7 +67,7 @@ struct nw_signal {
 	__u8 after_recv;
 	__u8 in_killable_sleep;
 	__u8 masked; /* in the target's blocked mask when sent */
-	__u8 pad;
+	__u8 before_wait; /* pending before the wait began: no send time */
 };
 
 struct nw_knotif_event {

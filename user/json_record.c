@@ -27,13 +27,15 @@ static void write_signals(struct json_writer *w, const struct knotif *k)
 
 		jw_begin_object(w, NULL);
 		jw_uint(w, "sig", s->sig);
-		jw_uint(w, "sender_pid", s->sender_tgid);
-		jw_uint(w, "t_sent_ns", s->t_sent_ns);
+		jw_uint_or_null(w, "sender_pid", s->sender_tgid,
+				s->sender_tgid);
+		jw_uint_or_null(w, "t_sent_ns", s->t_sent_ns, s->t_sent_ns);
 		jw_uint_or_null(w, "t_delivered_ns", delivered, delivered);
 		known = nw_span(s->t_sent_ns, delivered, &pending);
 		jw_uint_or_null(w, "pending_ns", known, pending);
 		jw_string(w, "effect", nw_effect_name(k->effect[i]));
 		jw_bool(w, "after_recv", s->after_recv);
+		jw_bool(w, "sent_before_wait", s->before_wait);
 		jw_end_object(w);
 	}
 	jw_end_array(w);

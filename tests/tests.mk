@@ -1,0 +1,20 @@
+# tests/tests.mk: the workload and the integration tests; included by the
+# top-level Makefile, which defines the rule for $(BUILD)/notifwait.
+
+BUILD ?= build
+CC ?= cc
+
+WORKLOAD_DIR := tests/workload
+WORKLOAD_SRCS := $(wildcard $(WORKLOAD_DIR)/*.c)
+WORKLOAD_HDRS := $(wildcard $(WORKLOAD_DIR)/*.h)
+WORKLOAD_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror
+WORKLOAD_LDLIBS := -lseccomp -lpthread
+IT_ARGS ?=
+
+$(BUILD)/nw-workload: $(WORKLOAD_SRCS) $(WORKLOAD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $(WORKLOAD_SRCS) $(WORKLOAD_LDLIBS)
+
+.PHONY: test-integration
+test-integration: $(BUILD)/nw-workload $(BUILD)/notifwait
+	python3 tests/integration/run.py --build $(BUILD) $(IT_ARGS)

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The supervisor: receives the listeners over SCM_RIGHTS, then for each
+ * notification RECV, wait --handle-us (signalling or killing the target
+ * on the way, if asked), and reply.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "nw.h"
+
+#ifndef SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE
+#define SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE (1UL << 0)	/* seed series, RECV input */
+#endif
+
+struct listener {
+	int fd;
+	int idx;
+};
+
+static pid_t self;
+static int addfd_src = -1;
+static int helper_pipe = -1;
+
+static unsigned long long ull(uint64_t v)
+{
+	return v;
+}
+
+static struct nw_slot *find_slot(pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < nw_shared->nslots; i++)
+		if (nw_shared->slots[i].tid == tid && nw_shared->slots[i].ready)
+			return &nw_shared->slots[i];
+	return NULL;
+}
+
+static void send_signal(struct nw_slot *s, const char *phase, const char *id)
+{
+	uint64_t t0, t1;
+	int r, e;
+
+	t0 = nw_now();
+	r = syscall(__NR_tgkill, s->pid, s->tid, nw_opts.signal);
+	e = r ? errno : 0;
+	t1 = nw_now();
+	truth_emit("signal", "\"sender_pid\":%d,\"target_pid\":%d,\"target_tid\":%d,"
+		   "\"sig\":%d,\"phase\":\"%s\",\"id\":%s,\"t_before\":%llu,"
+		   "\"t_after\":%llu,\"ret\":%d,\"errno\":%d",
+		   self, s->pid, s->tid, nw_opts.signal, phase, id, ull(t0), ull(t1), r, e);
+	NW_COUNT(signals);
+}
+
+static void kill_target(struct nw_slot *s, uint64_t id)
+{
+	uint64_t t0, t1;
+	int r, e;
+
+	t0 = nw_now();
+	r = kill(s->pid, SIGKILL);
+	e = r ? errno : 0;
+	t1 = nw_now();
+	truth_emit("kill", "\"sender_pid\":%d,\"victim\":\"target\",\"pid\":%d,\"tid\":%d,"
+		   "\"id\":%llu,\"t_before\":%llu,\"t_after\":%llu,\"ret\":%d,\"errno\":%d",
+		   self, s->pid, s->tid, ull(id), ull(t0), ull(t1), r, e);
+	NW_COUNT(kills);
+}
+
+static int send_resp(int fd, uint64_t id, const char *kind, long val, int error, unsigned int flags)
+{
+	struct seccomp_notif_resp resp = {
+		.id = id, .val = val, .error = error, .flags = flags,
+	};
+	uint64_t t0, t1;
+	int r, e;
+
+	t0 = nw_now();
+	r = ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	e = r ? errno : 0;
+	t1 = nw_now();
+	truth_emit("send", "\"sup_pid\":%d,\"id\":%llu,\"kind\":\"%s\",\"val\":%ld,"
+		   "\"error\":%d,\"flags\":%u,\"t_before\":%llu,\"t_after\":%llu,"
+		   "\"ret\":%d,\"errno\":%d",
+		   self, ull(id), kind, val, error, flags, ull(t0), ull(t1), r, e);
+	NW_COUNT(sends);
+	if (!r)
+		NW_COUNT(sends_ok);
+	if (e == ENOENT)
+		NW_COUNT(sends_enoent);
+	return r;
+}
+
+static int add_fd(int fd, uint64_t id, unsigned int flags, int *err)
+{
+	struct seccomp_notif_addfd a = {
+		.id = id, .flags = flags, .srcfd = addfd_src,
+	};
+	uint64_t t0, t1;
+	int r, e;
+
+	t0 = nw_now();
+	r = ioctl(fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	e = r < 0 ? errno : 0;
+	t1 = nw_now();
+	truth_emit("addfd", "\"sup_pid\":%d,\"id\":%llu,\"flags\":%u,\"srcfd\":%d,"
+		   "\"t_before\":%llu,\"t_after\":%llu,\"ret\":%d,\"errno\":%d",
+		   self, ull(id), flags, addfd_src, ull(t0), ull(t1), r, e);
+	NW_COUNT(addfds);
+	if (r >= 0)
+		NW_COUNT(addfds_ok);
+	else if (e == ENOENT)
+		NW_COUNT(addfds_enoent);
+	else
+		NW_COUNT(addfds_failed);
+	*err = e;
+	return r;
+}
+
+static void reply(int fd, uint64_t id)
+{
+	int r, e;
+
+	switch (nw_opts.reply) {
+	case NW_REPLY_VALUE:
+		send_resp(fd, id, "value", nw_opts.reply_value, 0, 0);
+		break;
+	case NW_REPLY_ERROR:
+		send_resp(fd, id, "error", 0, -nw_opts.reply_error, 0);
+		break;
+	case NW_REPLY_CONTINUE:
+		send_resp(fd, id, "continue", 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		break;
+	case NW_REPLY_ADDFD:
+	case NW_REPLY_ADDFD_SEND:
+		r = add_fd(fd, id, nw_opts.reply == NW_REPLY_ADDFD_SEND ?
+			   SECCOMP_ADDFD_FLAG_SEND : 0, &e);
+		if (r >= 0 && nw_opts.reply == NW_REPLY_ADDFD)
+			send_resp(fd, id, "value", r, 0, 0);
+		else if (r < 0 && e != ENOENT)
+			send_resp(fd, id, "error", 0, -e, 0);
+		break;
+	}
+}
+
+static void close_listener(struct listener *l, uint64_t id)
+{
+	uint64_t t0, t1;
+
+	t0 = nw_now();
+	close(l->fd);
+	t1 = nw_now();
+	truth_emit("close_listener", "\"sup_pid\":%d,\"listener\":%d,\"id\":%llu,"
+		   "\"t_before\":%llu,\"t_after\":%llu",
+		   self, l->idx, ull(id), ull(t0), ull(t1));
+	NW_COUNT(listener_closes);
+	l->fd = -1;
+}
+
+static bool slot_in_group(const struct nw_slot *s, const struct listener *l)
+{
+	return nw_opts.shared_listener || s->target == l->idx;
+}
+
+static void signal_before_recv(const struct listener *l)
+{
+	int i;
+
+	for (i = 0; i < nw_shared->nslots; i++) {
+		struct nw_slot *s = &nw_shared->slots[i];
+
+		if (!s->ready || s->exited || !slot_in_group(s, l) ||
+		    !__atomic_load_n(&s->in_syscall, __ATOMIC_SEQ_CST) ||
+		    s->sig_iter == s->iter)
+			continue;
+		s->sig_iter = s->iter;
+		send_signal(s, "before_recv", "null");
+	}
+}
+
+/* Returns -1 when the listener is gone, NW_EXIT_UNSUPPORTED to stop. */
+static int handle_one(struct listener *l)
+{
+	struct seccomp_notif req;
+	uint64_t t_ready = nw_now(), t0, t1, t_sig = 0, t_kill = 0;
+	struct nw_slot *s;
+	bool do_sig = false, do_kill = false, done_sig = false, done_kill = false;
+	char idbuf[24];
+	int r, e;
+
+	if (nw_opts.signal_before_recv)
+		signal_before_recv(l);
+	if (nw_opts.recv_delay_us)
+		nw_sleep_until(t_ready + nw_opts.recv_delay_us * 1000ULL);
+
+	memset(&req, 0, sizeof(req));
+	if (nw_opts.recv_flag)
+		req.flags = SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE;
+	t0 = nw_now();
+	r = ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &req);
+	e = r ? errno : 0;
+	t1 = nw_now();
+	truth_emit("recv", "\"sup_pid\":%d,\"listener\":%d,\"flags_in\":%u,"
+		   "\"t_before\":%llu,\"t_after\":%llu,\"ret\":%d,\"errno\":%d,"
+		   "\"id\":%llu,\"pid\":%d,\"nr\":%d",
+		   self, l->idx, nw_opts.recv_flag ? 1U : 0U, ull(t0), ull(t1), r, e,
+		   ull(r ? 0 : req.id), r ? 0 : (int)req.pid, r ? -1 : req.data.nr);
+	NW_COUNT(recvs);
+	if (r) {
+		NW_COUNT(recvs_failed);
+		if (nw_opts.recv_flag && e == EINVAL) {
+			fprintf(stderr, "nw-workload: kernel refuses SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE on SECCOMP_IOCTL_NOTIF_RECV (EINVAL)\n");
+			return NW_EXIT_UNSUPPORTED;
+		}
+		return 0;
+	}
+	NW_COUNT(recvs_ok);
+	if (helper_pipe >= 0) {
+		if (write(helper_pipe, &t1, sizeof(t1)) != sizeof(t1))
+			perror("nw-workload: helper pipe");
+		close(helper_pipe);
+		helper_pipe = -1;
+	}
+
+	snprintf(idbuf, sizeof(idbuf), "%llu", ull(req.id));
+	s = find_slot(req.pid);
+	if (s && nw_opts.signal && nw_opts.signal_after_recv_us >= 0 &&
+	    s->sig_iter != s->iter) {
+		s->sig_iter = s->iter;
+		do_sig = true;
+		t_sig = t1 + nw_opts.signal_after_recv_us * 1000ULL;
+	}
+	if (s && nw_opts.kill_target_after_recv_us >= 0 && !nw_shared->kill_target_done) {
+		nw_shared->kill_target_done = 1;
+		do_kill = true;
+		t_kill = t1 + nw_opts.kill_target_after_recv_us * 1000ULL;
+	}
+	while ((do_sig && !done_sig) || (do_kill && !done_kill)) {
+		if (do_sig && !done_sig && (!do_kill || done_kill || t_sig <= t_kill)) {
+			nw_sleep_until(t_sig);
+			send_signal(s, "after_recv", idbuf);
+			done_sig = true;
+		} else {
+			nw_sleep_until(t_kill);
+			kill_target(s, req.id);
+			done_kill = true;
+		}
+	}
+	nw_sleep_until(t1 + nw_opts.handle_us * 1000ULL);
+	if (nw_opts.close_listener_after_recv && !nw_shared->close_done) {
+		nw_shared->close_done = 1;
+		close_listener(l, req.id);
+		return -1;
+	}
+	reply(l->fd, req.id);
+	return 0;
+}
+
+int nw_supervisor_main(int sock, int nlisteners, int pipe_fd)
+{
+	struct listener *ls = calloc(nlisteners, sizeof(*ls));
+	struct pollfd *pfd = calloc(nlisteners, sizeof(*pfd));
+	int i, n, open_count = nlisteners, r;
+
+	self = getpid();
+	helper_pipe = pipe_fd;
+	if (!ls || !pfd)
+		return NW_EXIT_FAIL;
+	truth_emit("supervisor", "\"pid\":%d,\"listeners\":%d,\"t\":%llu",
+		   self, nlisteners, ull(nw_now()));
+	addfd_src = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < nlisteners; i++) {
+		ls[i].fd = nw_recv_fd(sock, &ls[i].idx);
+		if (ls[i].fd < 0) {
+			/* A target failed before handing over its listener. */
+			open_count = i;
+			break;
+		}
+		truth_emit("listener", "\"sup_pid\":%d,\"listener\":%d,\"fd\":%d",
+			   self, ls[i].idx, ls[i].fd);
+	}
+	close(sock);
+	nlisteners = open_count;
+
+	while (open_count > 0) {
+		for (i = 0; i < nlisteners; i++) {
+			pfd[i].fd = ls[i].fd;
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		n = poll(pfd, nlisteners, 100);
+		if (n < 0 && errno != EINTR)
+			return NW_EXIT_FAIL;
+		if (n <= 0) {
+			if (__atomic_load_n(&nw_shared->targets_done, __ATOMIC_SEQ_CST))
+				break;
+			continue;
+		}
+		for (i = 0; i < nlisteners; i++) {
+			if (ls[i].fd < 0 || !pfd[i].revents)
+				continue;
+			if (pfd[i].revents & POLLIN) {
+				r = handle_one(&ls[i]);
+				if (r == NW_EXIT_UNSUPPORTED)
+					return r;
+				if (r < 0)
+					open_count--;
+			} else {
+				truth_emit("listener_hup", "\"sup_pid\":%d,\"listener\":%d,\"t\":%llu",
+					   self, ls[i].idx, ull(nw_now()));
+				close(ls[i].fd);
+				ls[i].fd = -1;
+				open_count--;
+			}
+		}
+	}
+	return NW_EXIT_OK;
+}
