@@ -32,7 +32,7 @@ LIBS := -lbpf -lelf -lz -lseccomp -lm
 # The reporter's stages; main.c wires them together.
 USER_CORE := cli syscalls errnames knotif knotif_table decoder hist stats \
 	sinks sink_stream sink_json sink_hist sink_summary json_record json_writer
-USER_BPF := backend_tracepoint command
+USER_BPF := backend backend_tracepoint backend_fentry command
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -47,7 +47,7 @@ $(DEPS_STAMP): scripts/deps.sh Makefile
 	$(Q)scripts/deps.sh $(DEB_PACKAGES)
 	$(Q)touch $@
 
-$(BUILD)/notifwait.bpf.o: bpf/notifwait.bpf.c bpf/notifwait.h bpf/seccomp_walk.bpf.h | $(DEPS_STAMP)
+$(BUILD)/notifwait.bpf.o: bpf/notifwait.bpf.c $(wildcard bpf/*.h) | $(DEPS_STAMP)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -60,7 +60,7 @@ $(BUILD)/user/%.o: user/%.c $(wildcard user/*.h) bpf/notifwait.h | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(NW_CFLAGS) -c $< -o $@
 
-$(BUILD)/user/backend_tracepoint.o $(BUILD)/user/main.o: $(BUILD)/notifwait.skel.h
+$(BUILD)/user/backend.o $(BUILD)/user/main.o: $(BUILD)/notifwait.skel.h
 
 $(BUILD)/notifwait: $(USER_OBJS)
 	$(call msg,LINK,$@)

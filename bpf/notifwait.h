@@ -36,6 +36,7 @@ enum nw_notify_source {
 	NW_SEEN_WAKEUP, /* target woke the supervisor right after queueing it */
 	NW_SEEN_SLEEP, /* target went to sleep waiting for it */
 	NW_SEEN_RECV, /* only the supervisor's RECV showed it */
+	NW_SEEN_ENTRY, /* fentry: the target entered the notification path */
 };
 
 enum nw_wake_cause {
@@ -100,7 +101,8 @@ struct nw_knotif_event {
 	__u8 exited; /* target exited without a sys_exit */
 	__u8 nsignals;
 	__u8 signals_dropped;
-	__u8 pad[6];
+	__u8 ret_unknown; /* CONTINUE under fentry: the syscall ran after */
+	__u8 pad[5];
 	char comm[NW_COMM_LEN];
 	char supervisor_comm[NW_COMM_LEN];
 	struct nw_signal signals[NW_MAX_SIGNALS];

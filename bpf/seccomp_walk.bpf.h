@@ -21,6 +21,7 @@ struct seccomp_knotif___seed {
 struct nw_knotif_view {
 	__u64 filter;
 	__u64 id;
+	__u64 kn; /* the knotif's address, on the target's stack */
 	struct task_struct *task;
 	__u32 state;
 	int nr;
@@ -36,6 +37,7 @@ static __always_inline void read_knotif(__u64 filter, __u64 kn_addr,
 	const struct seccomp_data *sd;
 
 	v->filter = filter;
+	v->kn = kn_addr;
 	v->id = BPF_CORE_READ(kn, id);
 	v->task = BPF_CORE_READ(kn, task);
 	v->state = BPF_CORE_READ(kn, state);

@@ -2,14 +2,20 @@
 /*
  * A backend loads and attaches BPF programs that produce the records of
  * notifwait.h into a ring buffer. The stages after it do not know which one
- * runs; a new backend is a new backend_*.c.
+ * runs. All programs live in one BPF object; a backend variant
+ * (backend_*.c) says which of them to load and whether this kernel can.
  */
 #ifndef NW_BACKEND_H
 #define NW_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
+#include <linux/types.h>
 #include "notifwait.h"
+
+struct btf;
+struct notifwait_bpf;
 
 struct backend_config {
 	pid_t target_tgid; /* 0: any */
@@ -18,17 +24,32 @@ struct backend_config {
 	unsigned int max_knotifs;
 };
 
+struct backend_variant {
+	const char *name;
+	/* 0 when @vmlinux has what it needs; else -errno and why */
+	int (*probe)(struct btf *vmlinux, char *why, size_t len);
+	/* Turns on this variant's programs (all start off); describes them. */
+	void (*select)(struct notifwait_bpf *skel, struct btf *vmlinux,
+		       char *what, size_t len);
+};
+
+extern const struct backend_variant backend_fentry;
+extern const struct backend_variant backend_tracepoint;
+
 typedef void (*pending_fn)(const struct nw_knotif_event *e, void *ctx);
 
 struct backend {
 	const char *name;
-	char reason[160]; /* why this backend runs */
-	void *impl;
+	char reason[320]; /* what it attaches to, and why the others were not */
+	struct notifwait_bpf *skel;
 };
 
-/* Loads and attaches; on failure prints one line and returns -errno. */
-int backend_tracepoint_start(struct backend *b,
-			     const struct backend_config *cfg);
+/*
+ * Starts @requested ("auto": the most precise that loads and attaches).
+ * On failure prints one line and returns -errno.
+ */
+int backend_start(struct backend *b, const struct backend_config *cfg,
+		  const char *requested);
 int backend_records_fd(struct backend *b);
 /* Adds a process to the traced set (with its later descendants). */
 int backend_trace_tgid(struct backend *b, pid_t tgid);
@@ -36,5 +57,9 @@ void backend_counters(struct backend *b, struct nw_counters *out);
 /* Calls @fn for every notification still waiting. */
 void backend_for_each_pending(struct backend *b, pending_fn fn, void *ctx);
 void backend_stop(struct backend *b);
+
+/* For the variants: turn one program on by name. */
+void backend_enable(struct notifwait_bpf *skel, const char *prog);
+bool backend_has_func(struct btf *vmlinux, const char *func);
 
 #endif /* NW_BACKEND_H */

@@ -32,7 +32,8 @@ static const char usage[] =
 	"  -d, --duration SECS    stop after SECS\n"
 	"  -o, --output FILE      write the report to FILE instead of stdout\n"
 	"      --summary          tables per supervisor and per syscall at exit\n"
-	"      --backend NAME     auto (default) or tracepoint\n"
+	"      --backend NAME     auto (default: the most precise that loads),\n"
+	"                         fentry or tracepoint\n"
 	"      --max-notifs N     notifications followed at once (default 10240)\n"
 	"  -v, --verbose          libbpf debug output\n"
 	"  -h, --help             this help\n"
@@ -163,8 +164,9 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 		env->summary = true;
 		break;
 	case OPT_BACKEND:
-		if (strcmp(arg, "auto") && strcmp(arg, "tracepoint"))
-			return fail("unknown backend '%s' (auto, tracepoint)",
+		if (strcmp(arg, "auto") && strcmp(arg, "fentry") &&
+		    strcmp(arg, "tracepoint"))
+			return fail("unknown backend '%s' (auto, fentry, tracepoint)",
 				    arg);
 		env->backend = arg;
 		break;

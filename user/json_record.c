@@ -130,7 +130,7 @@ void json_write_knotif(FILE *out, const struct knotif *k)
 	span_or_null(&w, "interruptible_ns", e->t_notify_ns, until_killable);
 	span_or_null(&w, "killable_ns", e->t_killable_ns, t_return);
 	jw_string(&w, "outcome", nw_outcome_name(k->outcome));
-	if (t_return)
+	if (t_return && !e->ret_unknown)
 		jw_int(&w, "ret", e->ret);
 	else
 		jw_null(&w, "ret");

@@ -80,6 +80,8 @@ const char *nw_notify_source_name(__u8 source)
 		return "sleep";
 	case NW_SEEN_RECV:
 		return "recv";
+	case NW_SEEN_ENTRY:
+		return "entry";
 	default:
 		return NULL;
 	}

@@ -139,7 +139,7 @@ static int start_tracing(struct app *app)
 	};
 	int err;
 
-	err = backend_tracepoint_start(&app->backend, &cfg);
+	err = backend_start(&app->backend, &cfg, app->env.backend);
 	if (err)
 		return err;
 	if (app->have_cmd && backend_trace_tgid(&app->backend, app->cmd.pid)) {
@@ -283,7 +283,7 @@ static void cleanup(struct app *app)
 	if (app->have_cmd)
 		command_kill(&app->cmd);
 	ring_buffer__free(app->rb);
-	if (app->backend.impl)
+	if (app->backend.skel)
 		backend_stop(&app->backend);
 	sinks_destroy(&app->sinks);
 	knotif_table_free(app->table);

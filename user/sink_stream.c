@@ -83,7 +83,7 @@ static void stream_knotif(struct sink *s, const struct knotif *k)
 		e->t_killable_ns ? nw_cause_name(e->killable_cause) :
 		knotif_killable_rule(k) ? "armed" : "no",
 		nw_outcome_name(k->outcome));
-	if (t_return)
+	if (t_return && !e->ret_unknown)
 		fprintf(s->out, " %" PRId64, (int64_t)e->ret);
 	else
 		fprintf(s->out, " -");

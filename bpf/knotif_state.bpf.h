@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-notification state, shared by both backends: the maps that join a
+ * notification's events, how a notification starts being followed, what a
+ * signal does to it, and how it ends (one record to the ring buffer).
+ */
+#ifndef KNOTIF_STATE_BPF_H
+#define KNOTIF_STATE_BPF_H
+
+#include "seccomp_walk.bpf.h"
+
+#define NR_IOCTL 16 /* x86_64 */
+#define ERESTARTSYS 512
+#define SIGKILL 9
+#define EEXIST 17
+#define TASK_INTERRUPTIBLE 0x1
+#define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_WAKEKILL 0x100
+#define TASK_KILLABLE (TASK_WAKEKILL | TASK_UNINTERRUPTIBLE)
+#define SLEEP_STATE_MASK (TASK_INTERRUPTIBLE | TASK_KILLABLE)
+#define WAKEUP_BATCH_BYTES (64 * 1024)
+
+/* Filters, set before load so the verifier prunes what is unused. */
+const volatile __u32 targ_tgid = 0;
+const volatile __s32 targ_nr = -1;
+const volatile bool filter_traced = false;
+
+struct nw_counters counters = {};
+
+struct sigpend_key {
+	__u32 tid;
+	__u32 sig;
+};
+
+struct sigpend_val {
+	struct nw_knotif_key key;
+	__u64 t_sent_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct nw_knotif_key);
+	__type(value, struct nw_knotif_event);
+} knotifs SEC(".maps");
+
+/* target tid -> the notification it waits on */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, struct nw_knotif_key);
+} waiting SEC(".maps");
+
+/* target tgid -> a waiting tid, for process-directed signals */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, __u32);
+} waiting_tgid SEC(".maps");
+
+/* fentry backend: tid -> when it entered the notification bracket */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, __u64);
+} entered SEC(".maps");
+
+/* LRU: a signal that stays blocked is never delivered, nor deleted. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct sigpend_key);
+	__type(value, struct sigpend_val);
+} sigpend SEC(".maps");
+
+/*
+ * Notifications that ended lately: a supervisor's late reply or addfd
+ * result is reported only for a notification that was followed.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct nw_knotif_key);
+	__type(value, __u8);
+} ended SEC(".maps");
+
+/* tgids of a traced COMMAND and its descendants */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct nw_knotif_event);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 * 1024 * 1024);
+} records SEC(".maps");
+
+/* Wake the reader only when a batch has piled up; it also polls on a timer. */
+static __always_inline long wakeup_flags(void)
+{
+	if (bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= WAKEUP_BATCH_BYTES)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void emit(void *rec, __u64 size)
+{
+	if (bpf_ringbuf_output(&records, rec, size, wakeup_flags()))
+		__sync_fetch_and_add(&counters.lost_records, 1);
+}
+
+static __always_inline bool is_traced(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+static __always_inline bool target_wanted(struct task_struct *task, int nr,
+					  bool supervisor_traced)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+
+	if (targ_tgid && tgid != targ_tgid)
+		return false;
+	if (targ_nr >= 0 && nr != targ_nr)
+		return false;
+	if (filter_traced && !supervisor_traced && !is_traced(tgid))
+		return false;
+	return true;
+}
+
+static __always_inline __u32 task_vtid(struct task_struct *task)
+{
+	struct pid *pid = BPF_CORE_READ(task, thread_pid);
+	unsigned int level = BPF_CORE_READ(pid, level);
+	struct upid upid = {};
+
+	bpf_probe_read_kernel(&upid, sizeof(upid), &pid->numbers[level & 31]);
+	return upid.nr;
+}
+
+/* Start following a notification; returns its state or NULL. */
+static __always_inline struct nw_knotif_event *
+track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
+{
+	struct nw_knotif_key key = { .filter = v->filter, .id = v->id };
+	struct task_struct *task = v->task;
+	struct nw_knotif_event *e;
+	__u32 zero = 0, tid, tgid;
+	long err;
+
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return NULL;
+	__builtin_memset(e, 0, sizeof(*e));
+	e->kind = NW_REC_KNOTIF;
+	e->key = key;
+	tid = BPF_CORE_READ(task, pid);
+	tgid = BPF_CORE_READ(task, tgid);
+	e->target_tid = tid;
+	e->target_tgid = tgid;
+	e->target_vtid = task_vtid(task);
+	e->nr = v->nr;
+	e->arch = v->arch;
+	e->filter_killable = v->filter_killable;
+	e->notify_source = source;
+	if (source != NW_SEEN_RECV)
+		e->t_notify_ns = now;
+	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	err = bpf_map_update_elem(&knotifs, &key, e, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		__sync_fetch_and_add(&counters.dropped_knotifs, 1);
+		return NULL;
+	}
+	/* -EEXIST: the other side (target or supervisor) was first */
+	bpf_map_update_elem(&waiting, &tid, &key, BPF_ANY);
+	bpf_map_update_elem(&waiting_tgid, &tgid, &tid, BPF_ANY);
+	return bpf_map_lookup_elem(&knotifs, &key);
+}
+
+static __always_inline struct nw_knotif_event *knotif_of_tid(__u32 tid)
+{
+	struct nw_knotif_key *key = bpf_map_lookup_elem(&waiting, &tid);
+
+	return key ? bpf_map_lookup_elem(&knotifs, key) : NULL;
+}
+
+/*
+ * The target goes to sleep on its notification. The first killable sleep
+ * after RECV is the interruptible -> killable switch; what woke it last
+ * is the cause (nothing woke it: its first sleep came after RECV).
+ */
+static __always_inline void note_sleep(struct nw_knotif_event *e,
+				       bool killable, __u64 now)
+{
+	if (!killable) {
+		e->interruptible_sleeps++;
+		return;
+	}
+	e->killable_sleeps++;
+	if (!e->t_killable_ns) {
+		e->t_killable_ns = now;
+		e->killable_cause = e->wake_cause ? e->wake_cause :
+						    NW_CAUSE_RECV;
+	}
+}
+
+/* A target not yet followed that turns out to be waiting on a listener. */
+static __always_inline void detect_waiting(struct task_struct *task,
+					   __u8 source, __u64 now)
+{
+	struct nw_knotif_view v = {};
+	struct nw_knotif_key key;
+
+	if (!task_find_knotif(task, &v))
+		return;
+	key.filter = v.filter;
+	key.id = v.id;
+	if (bpf_map_lookup_elem(&knotifs, &key))
+		return; /* seen from the supervisor's side already */
+	if (!target_wanted(task, v.nr, false))
+		return;
+	track_knotif(&v, source, now);
+}
+
+/*
+ * A wait aborted with no signal seen: the signal was pending before the
+ * notification existed. Record the lowest unblocked pending one, with no
+ * send time, so its delivery is still matched.
+ */
+static __always_inline void note_prior_signal(struct task_struct *task,
+					      struct nw_knotif_event *e)
+{
+	struct sigpend_key sk = { .tid = BPF_CORE_READ(task, pid) };
+	struct sigpend_val sv = { .key = e->key };
+	__u64 pending;
+	int sig;
+
+	pending = BPF_CORE_READ(task, pending.signal.sig[0]) |
+		  BPF_CORE_READ(task, signal, shared_pending.signal.sig[0]);
+	pending &= ~BPF_CORE_READ(task, blocked.sig[0]);
+	if (!pending)
+		return;
+	for (sig = 1; sig <= 64; sig++)
+		if ((pending >> (sig - 1)) & 1)
+			break;
+	e->signals[0].sig = sig;
+	e->signals[0].sender_tgid = 0;
+	e->signals[0].before_wait = 1;
+	e->nsignals = 1;
+	sk.sig = sig;
+	bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
+}
+
+/* The target returns: the notification is over. */
+static __always_inline void finish_knotif(struct task_struct *task, __u32 tid,
+					  long ret, bool exited)
+{
+	struct nw_knotif_key *key = bpf_map_lookup_elem(&waiting, &tid);
+	struct nw_knotif_event *e;
+	struct nw_knotif_key k;
+	__u32 tgid;
+	__u8 one = 1;
+
+	if (!key)
+		return;
+	k = *key;
+	e = bpf_map_lookup_elem(&knotifs, &k);
+	if (e) {
+		if (ret == -ERESTARTSYS && !e->nsignals)
+			note_prior_signal(task, e);
+		e->t_return_ns = bpf_ktime_get_ns();
+		e->ret = ret;
+		e->exited = exited;
+		e->fatal_pending =
+			(BPF_CORE_READ(task, pending.signal.sig[0]) >>
+			 (SIGKILL - 1)) & 1;
+		emit(e, sizeof(*e));
+		bpf_map_update_elem(&ended, &k, &one, BPF_ANY);
+		bpf_map_delete_elem(&knotifs, &k);
+	}
+	bpf_map_delete_elem(&waiting, &tid);
+	tgid = BPF_CORE_READ(task, tgid);
+	bpf_map_delete_elem(&waiting_tgid, &tgid);
+}
+
+/* A signal generated for @task: recorded if it waits on a notification. */
+static __always_inline void record_signal(int sig, struct task_struct *task,
+					  int group, int result)
+{
+	struct sigpend_key sk = { .sig = sig };
+	struct sigpend_val sv = {};
+	struct nw_knotif_event *e;
+	struct nw_signal *s;
+	__u32 tid = task->pid, tgid = task->tgid, *waiter;
+	__u64 now;
+	__u8 n;
+
+	e = knotif_of_tid(tid);
+	if (!e && group) {
+		waiter = bpf_map_lookup_elem(&waiting_tgid, &tgid);
+		if (waiter) {
+			tid = *waiter;
+			e = knotif_of_tid(tid);
+		}
+	}
+	if (!e)
+		return;
+	now = bpf_ktime_get_ns();
+	n = e->nsignals;
+	if (n >= NW_MAX_SIGNALS) {
+		e->signals_dropped++;
+		__sync_fetch_and_add(&counters.dropped_signals, 1);
+		return;
+	}
+	s = &e->signals[n & (NW_MAX_SIGNALS - 1)];
+	s->t_sent_ns = now;
+	s->sig = sig;
+	s->sender_tgid = bpf_get_current_pid_tgid() >> 32;
+	s->result = result;
+	s->after_recv = e->t_recv_ns != 0;
+	s->in_killable_sleep = e->t_killable_ns != 0;
+	s->masked = sig > 0 && sig <= 64 &&
+		    ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
+	e->nsignals = n + 1;
+	if (e->t_recv_ns)
+		e->wake_cause = NW_CAUSE_SIGNAL;
+	if (result == 0) { /* TRACE_SIGNAL_DELIVERED: queued for the task */
+		sk.tid = tid;
+		sv.key = e->key;
+		sv.t_sent_ns = now;
+		bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
+	}
+}
+
+/* The current task is about to handle @sig: was it recorded in a wait? */
+static __always_inline void record_delivery(int sig)
+{
+	struct sigpend_key sk = { .tid = (__u32)bpf_get_current_pid_tgid(),
+				  .sig = sig };
+	struct nw_signal_delivered_event d = {};
+	struct sigpend_val *sv;
+
+	sv = bpf_map_lookup_elem(&sigpend, &sk);
+	if (!sv)
+		return;
+	d.kind = NW_REC_SIGNAL_DELIVERED;
+	d.sig = sig;
+	d.key = sv->key;
+	d.t_sent_ns = sv->t_sent_ns;
+	d.t_delivered_ns = bpf_ktime_get_ns();
+	emit(&d, sizeof(d));
+	bpf_map_delete_elem(&sigpend, &sk);
+}
+
+#endif /* KNOTIF_STATE_BPF_H */

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Backend selection: probe, open the one BPF object with only the chosen
+ * variant's programs, load, attach; in auto mode fall back to the next
+ * variant and remember why.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "backend.h"
+#include "notifwait.skel.h"
+
+/* The programs every variant needs: signals and the traced set. */
+static const char *const common_progs[] = {
+	"on_signal_generate", "on_signal_deliver", "on_process_fork",
+	"on_process_exit",
+};
+
+void backend_enable(struct notifwait_bpf *skel, const char *prog)
+{
+	struct bpf_program *p =
+		bpf_object__find_program_by_name(skel->obj, prog);
+
+	if (p)
+		bpf_program__set_autoload(p, true);
+}
+
+bool backend_has_func(struct btf *vmlinux, const char *func)
+{
+	return vmlinux &&
+	       btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
+}
+
+static const char *hint(int err)
+{
+	if ((err == EPERM || err == EACCES) && geteuid() == 0)
+		return " (refused to root: kernel lockdown?)";
+	if (err == EPERM || err == EACCES)
+		return " (needs root, or CAP_BPF and CAP_PERFMON)";
+	if (err == ENOENT || err == ESRCH)
+		return " (a function or type is missing from the kernel's BTF)";
+	return "";
+}
+
+static void configure(struct notifwait_bpf *skel,
+		      const struct backend_config *cfg)
+{
+	skel->rodata->targ_tgid = cfg->target_tgid;
+	skel->rodata->targ_nr = cfg->syscall_nr;
+	skel->rodata->filter_traced = cfg->trace_descendants;
+	bpf_map__set_max_entries(skel->maps.knotifs, cfg->max_knotifs);
+	bpf_map__set_max_entries(skel->maps.waiting, cfg->max_knotifs);
+	bpf_map__set_max_entries(skel->maps.waiting_tgid, cfg->max_knotifs);
+	bpf_map__set_max_entries(skel->maps.sigpend, cfg->max_knotifs);
+	bpf_map__set_max_entries(skel->maps.entered, cfg->max_knotifs);
+}
+
+/* Returns 0, or -errno with @why saying which step failed. */
+static int try_variant(struct backend *b, const struct backend_variant *v,
+		       const struct backend_config *cfg, struct btf *vmlinux,
+		       char *why, size_t len)
+{
+	struct notifwait_bpf *skel;
+	struct bpf_program *p;
+	char what[200] = "";
+	unsigned int i;
+	int err;
+
+	err = v->probe(vmlinux, why, len);
+	if (err)
+		return err;
+	skel = notifwait_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(why, len, "open: %s", strerror(-err));
+		return err;
+	}
+	configure(skel, cfg);
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
+	for (i = 0; i < sizeof(common_progs) / sizeof(common_progs[0]); i++)
+		backend_enable(skel, common_progs[i]);
+	v->select(skel, vmlinux, what, sizeof(what));
+
+	err = notifwait_bpf__load(skel);
+	if (err) {
+		snprintf(why, len, "load: %s%s", strerror(-err), hint(-err));
+		goto fail;
+	}
+	err = notifwait_bpf__attach(skel);
+	if (err) {
+		snprintf(why, len, "attach: %s%s", strerror(-err), hint(-err));
+		goto fail;
+	}
+	b->skel = skel;
+	b->name = v->name;
+	snprintf(b->reason, sizeof(b->reason), "%s", what);
+	return 0;
+fail:
+	notifwait_bpf__destroy(skel);
+	return err;
+}
+
+int backend_start(struct backend *b, const struct backend_config *cfg,
+		  const char *requested)
+{
+	static const struct backend_variant *const order[] = {
+		&backend_fentry, &backend_tracepoint,
+	};
+	char why[200], skipped[320] = "";
+	struct btf *vmlinux;
+	unsigned int i;
+	int err = -ENOENT;
+	bool any = !strcmp(requested, "auto");
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr,
+			"notifwait: this kernel has no BTF (/sys/kernel/btf/vmlinux): CONFIG_DEBUG_INFO_BTF is needed\n");
+		return -ENOENT;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const struct backend_variant *v = order[i];
+		size_t used = strlen(skipped);
+
+		if (!any && strcmp(requested, v->name))
+			continue;
+		why[0] = '\0';
+		err = try_variant(b, v, cfg, vmlinux, why, sizeof(why));
+		if (!err)
+			break;
+		if (!any) {
+			fprintf(stderr, "notifwait: backend %s unavailable: %s\n",
+				v->name, why);
+			break;
+		}
+		snprintf(skipped + used, sizeof(skipped) - used, "%s%s: %s",
+			 used ? "; " : "", v->name, why);
+	}
+	btf__free(vmlinux);
+	if (err) {
+		if (any)
+			fprintf(stderr, "notifwait: no backend could start (%s)\n",
+				skipped);
+		return err;
+	}
+	if (skipped[0]) {
+		size_t used = strlen(b->reason);
+
+		snprintf(b->reason + used, sizeof(b->reason) - used,
+			 "; not %s", skipped);
+	}
+	return 0;
+}
+
+int backend_records_fd(struct backend *b)
+{
+	return bpf_map__fd(b->skel->maps.records);
+}
+
+int backend_trace_tgid(struct backend *b, pid_t tgid)
+{
+	__u32 key = tgid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(b->skel->maps.traced, &key, sizeof(key),
+				    &one, sizeof(one), BPF_ANY);
+}
+
+void backend_counters(struct backend *b, struct nw_counters *out)
+{
+	*out = b->skel->bss->counters;
+}
+
+void backend_for_each_pending(struct backend *b, pending_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(b->skel->maps.knotifs);
+	struct nw_knotif_key key, next, *prev = NULL;
+	struct nw_knotif_event e;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &e))
+			fn(&e, ctx);
+		key = next;
+		prev = &key;
+	}
+}
+
+void backend_stop(struct backend *b)
+{
+	notifwait_bpf__destroy(b->skel);
+	b->skel = NULL;
+}
