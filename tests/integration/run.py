@@ -8,6 +8,7 @@ One line per test (PASS/FAIL/SKIP), then "N passed, N failed, N skipped".
 Exit 1 if any failed. Needs root (BPF, seccomp listeners)."""
 
 import argparse
+import importlib
 import fnmatch
 import os
 import shutil
@@ -22,6 +23,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from truth import Fail, Skip  # noqa: E402
 import scenarios  # noqa: E402
 import badinput  # noqa: E402
+
+
+def suite_modules():
+    """Further suites: every suite_*.py here exporting TESTS, by name."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    names = sorted(f[:-3] for f in os.listdir(here) if f.startswith("suite_") and f.endswith(".py"))
+    return [importlib.import_module(n) for n in names]
 
 
 def main():
@@ -46,6 +54,8 @@ def main():
     env = scenarios.Env(build, scratch)
 
     tests = scenarios.TESTS + badinput.TESTS
+    for mod in suite_modules():
+        tests = tests + mod.TESTS
     if args.pattern:
         tests = [t for t in tests if args.pattern in t[0] or fnmatch.fnmatch(t[0], args.pattern)]
 
