@@ -43,6 +43,8 @@ def main():
                     "(or matches it as a glob)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the scratch files (kept anyway when a test fails)")
+    ap.add_argument("--backend", help="run every tracer with --backend BACKEND "
+                    "(default: the tool's own choice)")
     args = ap.parse_args()
 
     build = os.path.abspath(args.build)
@@ -51,7 +53,7 @@ def main():
         scratch = tempfile.mkdtemp(prefix="nw-it.", dir=args.scratch)
     else:
         scratch = tempfile.mkdtemp(prefix="nw-it.")
-    env = scenarios.Env(build, scratch)
+    env = scenarios.Env(build, scratch, backend=args.backend)
 
     tests = scenarios.TESTS + badinput.TESTS
     for mod in suite_modules():
@@ -63,7 +65,7 @@ def main():
     for name, fn in tests:
         t0 = time.monotonic()
         try:
-            missing = [p for p in (env.tracer, env.workload) if not os.access(p, os.X_OK)]
+            missing = [p for p in (env.real_tracer, env.workload) if not os.access(p, os.X_OK)]
             if missing:
                 raise Fail(f"{missing[0]} not built")
             fn(env.for_test(name))

@@ -16,15 +16,24 @@ HEADER = "notifwait: tracing"
 
 
 class Env:
-    def __init__(self, build, scratch, name=None):
+    def __init__(self, build, scratch, name=None, backend=None):
         self.build = build
         self.scratch = scratch
-        self.tracer = os.path.join(build, "notifwait")
+        self.real_tracer = os.path.join(build, "notifwait")
+        self.tracer = self.real_tracer
+        self.backend = backend
+        if backend:
+            # every test's tracer runs with --backend BACKEND
+            self.tracer = os.path.join(scratch, f"notifwait-{backend}")
+            if not os.path.exists(self.tracer):
+                with open(self.tracer, "w") as f:
+                    f.write(f'#!/bin/sh\nexec {self.real_tracer} --backend {backend} "$@"\n')
+                os.chmod(self.tracer, 0o755)
         self.workload = os.path.join(build, "nw-workload")
         self.name = name
 
     def for_test(self, name):
-        env = Env(self.build, self.scratch, name)
+        env = Env(self.build, self.scratch, name, self.backend)
         os.makedirs(env.dir, exist_ok=True)
         return env
 

@@ -1,0 +1,118 @@
+"""Backends: auto picks the most precise one that loads, says why it did
+not pick the others, a forced unavailable backend fails cleanly, and where
+both run they agree on the same workload run (fentry at least as tight)."""
+
+import signal
+import subprocess
+import time
+
+from scenarios import HEADER, expect, wait_line
+from truth import Skip, Trace, Truth
+
+
+def backend_works(env, name):
+    p = subprocess.run([env.real_tracer, "--backend", name, "-d", "0.1"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    return p.returncode == 0, p
+
+
+def t_auto_says_why(env):
+    p = subprocess.run([env.real_tracer, "-d", "0.1"], stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr!r}")
+    header = [line for line in p.stderr.splitlines() if line.startswith(HEADER)]
+    expect(len(header) == 1, f"header lines: {header}")
+    fentry_ok, _ = backend_works(env, "fentry")
+    if fentry_ok:
+        expect("backend: fentry" in header[0], f"fentry works but auto chose: {header[0]!r}")
+    else:
+        expect("backend: tracepoint" in header[0] and "not fentry: " in header[0],
+               f"auto fell back without saying why: {header[0]!r}")
+
+
+def t_forced_fentry_fails_cleanly(env):
+    ok, p = backend_works(env, "fentry")
+    if ok:
+        raise Skip("fentry loads on this kernel")
+    lines = p.stderr.splitlines()
+    expect(p.returncode == 1, f"exit {p.returncode}")
+    expect(len(lines) == 1 and lines[0].startswith("notifwait: backend fentry unavailable: "),
+           f"stderr: {p.stderr!r}")
+
+
+def t_forced_tracepoint(env):
+    ok, p = backend_works(env, "tracepoint")
+    expect(ok, f"tracepoint backend failed: {p.stderr!r}")
+    expect("backend: tracepoint" in p.stderr, f"stderr: {p.stderr!r}")
+
+
+def t_backends_agree(env):
+    """Both backends attached at once to one workload run: same notifications,
+    outcomes, signals and addfds; fentry's notify no later than tracepoint's."""
+    if not backend_works(env, "fentry")[0]:
+        raise Skip("fentry does not load on this kernel")
+    outs = {b: env.path(f"{b}.jsonl") for b in ("fentry", "tracepoint")}
+    tracers = {}
+    truth_path = env.path("truth.jsonl")
+    try:
+        for b, out in outs.items():
+            tracers[b] = subprocess.Popen([env.real_tracer, "--backend", b, "-j", "-o", out],
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE, text=True)
+            header = wait_line(tracers[b].stderr, 60)
+            expect(f"backend: {b}" in header, f"{b} header: {header!r}")
+        for wargs in (["--killable", "--sigurg-period-us", "10000", "--handle-us", "15000",
+                       "--iterations", "10"],
+                      ["--sigurg-period-us", "10000", "--handle-us", "5000", "--iterations", "10"],
+                      ["--syscall", "openat", "--reply", "addfd-send", "--iterations", "5"],
+                      ["--reply", "continue", "--iterations", "5"]):
+            p = subprocess.run([env.workload, *wargs, "--truth", truth_path],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=120)
+            expect(p.returncode == 0, f"workload {wargs} exited {p.returncode}: {p.stderr!r}")
+        time.sleep(0.7)
+        for b, t in tracers.items():
+            t.send_signal(signal.SIGINT)
+            expect(t.wait(30) == 0, f"{b} tracer exited {t.returncode}")
+    finally:
+        for t in tracers.values():
+            if t.poll() is None:
+                t.kill()
+                t.wait()
+    truth = Truth(truth_path)
+    mine = {r["id"] for r in truth.ev("recv")}
+    recs = {b: {n["id"]: n for n in Trace(out).notifs} for b, out in outs.items()}
+    f, tp = recs["fentry"], recs["tracepoint"]
+    # only this run's workloads (others may run on the machine meanwhile)
+    pids = {r["pid"] for r in truth.ev("target")}
+    f = {i: n for i, n in f.items() if n["target_pid"] in pids}
+    tp = {i: n for i, n in tp.items() if n["target_pid"] in pids}
+    expect(set(f) == set(tp), f"ids only in fentry: {sorted(set(f) - set(tp))[:3]}, "
+           f"only in tracepoint: {sorted(set(tp) - set(f))[:3]}")
+    expect(mine <= set(f), f"{len(mine - set(f))} received ids missing")
+    for i, a in f.items():
+        b = tp[i]
+        for k in ("outcome", "target_tid", "supervisor_pid", "syscall", "killable_recv"):
+            expect(a[k] == b[k], f"notif {i}: {k} fentry={a[k]!r} tracepoint={b[k]!r}")
+        expect(len(a["signals"]) == len(b["signals"]),
+               f"notif {i}: {len(a['signals'])} signals (fentry) vs {len(b['signals'])}")
+        expect([s["effect"] for s in a["signals"]] == [s["effect"] for s in b["signals"]],
+               f"notif {i}: effects {a['signals']} vs {b['signals']}")
+        expect(len(a["addfd"]) == len(b["addfd"]), f"notif {i}: addfd counts differ")
+        if a["t_notify_ns"] is not None and b["t_notify_ns"] is not None:
+            expect(a["t_notify_ns"] <= b["t_notify_ns"],
+                   f"notif {i}: fentry notify {a['t_notify_ns']} later than tracepoint's "
+                   f"{b['t_notify_ns']}")
+        expect(a["t_notify_ns"] is not None, f"notif {i}: fentry has no t_notify_ns")
+        if a["t_killable_ns"] is not None and b["t_killable_ns"] is not None:
+            expect(a["t_killable_ns"] <= b["t_killable_ns"],
+                   f"notif {i}: fentry killable {a['t_killable_ns']} later than "
+                   f"tracepoint's {b['t_killable_ns']}")
+
+
+TESTS = [
+    ("backend_auto_says_why", t_auto_says_why),
+    ("backend_forced_fentry_fails_cleanly", t_forced_fentry_fails_cleanly),
+    ("backend_forced_tracepoint", t_forced_tracepoint),
+    ("backends_agree", t_backends_agree),
+]
