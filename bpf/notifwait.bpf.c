@@ -167,25 +167,36 @@ static __always_inline void notify_leave(int bracket_ret)
 	finish_knotif(cur, tid, BPF_CORE_READ(regs, ax), false);
 }
 
+/*
+ * The fexit programs take the return value with bpf_get_func_ret(): the
+ * argument lists differ between kernels (__seccomp_filter has three in 6.1,
+ * two in 6.18), and with them the return value's slot.
+ */
+static __always_inline int func_ret(void *ctx)
+{
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	return (int)ret;
+}
+
 SEC("fentry/seccomp_do_user_notification")
-int BPF_PROG(fentry_notify, int this_syscall, struct seccomp_filter *match,
-	     const struct seccomp_data *sd)
+int BPF_PROG(fentry_notify)
 {
 	notify_enter();
 	return 0;
 }
 
 SEC("fexit/seccomp_do_user_notification")
-int BPF_PROG(fexit_notify, int this_syscall, struct seccomp_filter *match,
-	     const struct seccomp_data *sd, int ret)
+int BPF_PROG(fexit_notify)
 {
-	notify_leave(ret);
+	notify_leave(func_ret(ctx));
 	return 0;
 }
 
 /* Where seccomp_do_user_notification is only a clone, bracket its caller. */
 SEC("fentry/__seccomp_filter")
-int BPF_PROG(fentry_filter, int this_syscall, const bool recheck_after_trace)
+int BPF_PROG(fentry_filter)
 {
 	if (task_has_listener(bpf_get_current_task_btf()))
 		notify_enter();
@@ -193,13 +204,12 @@ int BPF_PROG(fentry_filter, int this_syscall, const bool recheck_after_trace)
 }
 
 SEC("fexit/__seccomp_filter")
-int BPF_PROG(fexit_filter, int this_syscall, const bool recheck_after_trace,
-	     int ret)
+int BPF_PROG(fexit_filter)
 {
 	__u32 tid = bpf_get_current_pid_tgid();
 
 	if (bpf_map_lookup_elem(&entered, &tid))
-		notify_leave(ret);
+		notify_leave(func_ret(ctx));
 	return 0;
 }
 
@@ -264,10 +274,12 @@ int BPF_PROG(fentry_notify_ioctl, struct file *file, unsigned int cmd,
 }
 
 SEC("fexit/seccomp_notify_ioctl")
-int BPF_PROG(fexit_notify_ioctl, struct file *file, unsigned int cmd,
-	     unsigned long arg, long ret)
+int BPF_PROG(fexit_notify_ioctl)
 {
-	ioctl_leave(ret);
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	ioctl_leave((long)ret);
 	return 0;
 }
 
