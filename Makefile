@@ -32,7 +32,7 @@ LIBS := -lbpf -lelf -lz -lseccomp -lm
 # The reporter's stages; main.c wires them together.
 USER_CORE := cli syscalls errnames knotif knotif_table decoder hist stats \
 	sinks sink_stream sink_json sink_hist sink_summary json_record json_writer
-USER_BPF := backend backend_tracepoint backend_fentry command
+USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -283,4 +283,54 @@ int BPF_PROG(fexit_notify_ioctl)
 	return 0;
 }
 
+/* ---- kprobe backend ---------------------------------------------------- */
+/*
+ * The fentry backend's programs as kprobes, for kernels where the bracket
+ * exists only as a compiler clone (seccomp_do_user_notification.isra.0)
+ * that BTF lacks but kallsyms names. Attached by the reporter by symbol.
+ */
+
+SEC("kprobe")
+int BPF_KPROBE(kp_notify_enter)
+{
+	notify_enter();
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kp_notify_leave, int ret)
+{
+	notify_leave(ret);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_wait_interruptible, struct completion *x)
+{
+	wait_begin(x, false);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_wait_killable, struct completion *x)
+{
+	wait_begin(x, true);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_notify_ioctl, struct file *file, unsigned int cmd,
+	       unsigned long arg)
+{
+	ioctl_enter((__u64)BPF_CORE_READ(file, private_data), cmd, arg);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kp_notify_ioctl_ret, long ret)
+{
+	ioctl_leave(ret);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -96,6 +96,11 @@ static int try_variant(struct backend *b, const struct backend_variant *v,
 		snprintf(why, len, "attach: %s%s", strerror(-err), hint(-err));
 		goto fail;
 	}
+	if (v->attach) {
+		err = v->attach(skel, why, len);
+		if (err)
+			goto fail;
+	}
 	b->skel = skel;
 	b->name = v->name;
 	snprintf(b->reason, sizeof(b->reason), "%s", what);
@@ -108,14 +113,16 @@ fail:
 int backend_start(struct backend *b, const struct backend_config *cfg,
 		  const char *requested)
 {
+	/* Most precise first. */
 	static const struct backend_variant *const order[] = {
-		&backend_fentry, &backend_tracepoint,
+		&backend_fentry, &backend_kprobe, &backend_fentry_caller,
+		&backend_tracepoint,
 	};
-	char why[200], skipped[320] = "";
+	char why[200], skipped[480] = "";
+	bool any = !strcmp(requested, "auto");
 	struct btf *vmlinux;
 	unsigned int i;
 	int err = -ENOENT;
-	bool any = !strcmp(requested, "auto");
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		fprintf(stderr,
@@ -133,22 +140,20 @@ int backend_start(struct backend *b, const struct backend_config *cfg,
 		err = try_variant(b, v, cfg, vmlinux, why, sizeof(why));
 		if (!err)
 			break;
-		if (!any) {
-			fprintf(stderr, "notifwait: backend %s unavailable: %s\n",
-				v->name, why);
-			break;
-		}
 		snprintf(skipped + used, sizeof(skipped) - used, "%s%s: %s",
-			 used ? "; " : "", v->name, why);
+			 used ? "; " : "", v->label, why);
 	}
 	btf__free(vmlinux);
 	if (err) {
 		if (any)
 			fprintf(stderr, "notifwait: no backend could start (%s)\n",
 				skipped);
+		else
+			fprintf(stderr, "notifwait: backend %s unavailable: %s\n",
+				requested, skipped);
 		return err;
 	}
-	if (skipped[0]) {
+	if (skipped[0] && any) {
 		size_t used = strlen(b->reason);
 
 		snprintf(b->reason + used, sizeof(b->reason) - used,

@@ -25,22 +25,27 @@ struct backend_config {
 };
 
 struct backend_variant {
-	const char *name;
+	const char *name; /* what --backend calls it */
+	const char *label; /* in messages: name and how */
 	/* 0 when @vmlinux has what it needs; else -errno and why */
 	int (*probe)(struct btf *vmlinux, char *why, size_t len);
 	/* Turns on this variant's programs (all start off); describes them. */
 	void (*select)(struct notifwait_bpf *skel, struct btf *vmlinux,
 		       char *what, size_t len);
+	/* Optional: attaches what the skeleton cannot (kprobes by symbol). */
+	int (*attach)(struct notifwait_bpf *skel, char *why, size_t len);
 };
 
 extern const struct backend_variant backend_fentry;
+extern const struct backend_variant backend_fentry_caller;
+extern const struct backend_variant backend_kprobe;
 extern const struct backend_variant backend_tracepoint;
 
 typedef void (*pending_fn)(const struct nw_knotif_event *e, void *ctx);
 
 struct backend {
 	const char *name;
-	char reason[320]; /* what it attaches to, and why the others were not */
+	char reason[640]; /* what it attaches to, and why the others were not */
 	struct notifwait_bpf *skel;
 };
 

@@ -19,7 +19,7 @@ static const char *const needed[] = {
 	"seccomp_notify_ioctl",
 };
 
-static int fentry_probe(struct btf *vmlinux, char *why, size_t len)
+static int needed_funcs(struct btf *vmlinux, char *why, size_t len)
 {
 	unsigned int i;
 
@@ -33,39 +33,79 @@ static int fentry_probe(struct btf *vmlinux, char *why, size_t len)
 			return -ESRCH;
 		}
 	}
-	if (!backend_has_func(vmlinux, BRACKET_FUNC) &&
-	    !backend_has_func(vmlinux, BRACKET_CALLER)) {
-		snprintf(why, len, "neither %s nor %s in BTF", BRACKET_FUNC,
-			 BRACKET_CALLER);
+	return 0;
+}
+
+static int exact_probe(struct btf *vmlinux, char *why, size_t len)
+{
+	int err = needed_funcs(vmlinux, why, len);
+
+	if (err)
+		return err;
+	if (!backend_has_func(vmlinux, BRACKET_FUNC)) {
+		snprintf(why, len, "%s not in BTF (a compiler clone?)",
+			 BRACKET_FUNC);
 		return -ESRCH;
 	}
 	return 0;
 }
 
-static void fentry_select(struct notifwait_bpf *skel, struct btf *vmlinux,
-			  char *what, size_t len)
+static int caller_probe(struct btf *vmlinux, char *why, size_t len)
 {
-	bool exact = backend_has_func(vmlinux, BRACKET_FUNC);
+	int err = needed_funcs(vmlinux, why, len);
 
-	if (exact) {
-		backend_enable(skel, "fentry_notify");
-		backend_enable(skel, "fexit_notify");
-	} else {
-		backend_enable(skel, "fentry_filter");
-		backend_enable(skel, "fexit_filter");
+	if (err)
+		return err;
+	if (!backend_has_func(vmlinux, BRACKET_CALLER)) {
+		snprintf(why, len, "%s not in BTF", BRACKET_CALLER);
+		return -ESRCH;
 	}
+	return 0;
+}
+
+static void enable_waits_and_ioctl(struct notifwait_bpf *skel)
+{
 	backend_enable(skel, "fentry_wait_interruptible");
 	backend_enable(skel, "fentry_wait_killable");
 	backend_enable(skel, "fentry_notify_ioctl");
 	backend_enable(skel, "fexit_notify_ioctl");
+}
+
+static void exact_select(struct notifwait_bpf *skel, struct btf *vmlinux,
+			 char *what, size_t len)
+{
+	(void)vmlinux;
+	backend_enable(skel, "fentry_notify");
+	backend_enable(skel, "fexit_notify");
+	enable_waits_and_ioctl(skel);
 	snprintf(what, len,
-		 "fentry/fexit on %s%s, wait_for_completion_interruptible/killable, seccomp_notify_ioctl",
-		 exact ? BRACKET_FUNC : BRACKET_CALLER,
-		 exact ? "" : " (" BRACKET_FUNC " is not in BTF)");
+		 "fentry/fexit on " BRACKET_FUNC
+		 ", wait_for_completion_interruptible/killable, seccomp_notify_ioctl");
+}
+
+static void caller_select(struct notifwait_bpf *skel, struct btf *vmlinux,
+			  char *what, size_t len)
+{
+	(void)vmlinux;
+	backend_enable(skel, "fentry_filter");
+	backend_enable(skel, "fexit_filter");
+	enable_waits_and_ioctl(skel);
+	snprintf(what, len,
+		 "fentry/fexit on " BRACKET_CALLER " (" BRACKET_FUNC
+		 " is not in BTF), wait_for_completion_interruptible/killable, seccomp_notify_ioctl");
 }
 
 const struct backend_variant backend_fentry = {
 	.name = "fentry",
-	.probe = fentry_probe,
-	.select = fentry_select,
+	.label = "fentry",
+	.probe = exact_probe,
+	.select = exact_select,
+};
+
+/* Tried after kprobes: a kprobe on the clone is exact, this is not. */
+const struct backend_variant backend_fentry_caller = {
+	.name = "fentry",
+	.label = "fentry via " BRACKET_CALLER,
+	.probe = caller_probe,
+	.select = caller_select,
 };

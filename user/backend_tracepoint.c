@@ -30,6 +30,7 @@ static void tracepoint_select(struct notifwait_bpf *skel, struct btf *vmlinux,
 
 const struct backend_variant backend_tracepoint = {
 	.name = "tracepoint",
+	.label = "tracepoint",
 	.probe = tracepoint_probe,
 	.select = tracepoint_select,
 };

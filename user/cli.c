@@ -33,7 +33,7 @@ static const char usage[] =
 	"  -o, --output FILE      write the report to FILE instead of stdout\n"
 	"      --summary          tables per supervisor and per syscall at exit\n"
 	"      --backend NAME     auto (default: the most precise that loads),\n"
-	"                         fentry or tracepoint\n"
+	"                         fentry, kprobe or tracepoint\n"
 	"      --max-notifs N     notifications followed at once (default 10240)\n"
 	"  -v, --verbose          libbpf debug output\n"
 	"  -h, --help             this help\n"
@@ -165,8 +165,8 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 		break;
 	case OPT_BACKEND:
 		if (strcmp(arg, "auto") && strcmp(arg, "fentry") &&
-		    strcmp(arg, "tracepoint"))
-			return fail("unknown backend '%s' (auto, fentry, tracepoint)",
+		    strcmp(arg, "kprobe") && strcmp(arg, "tracepoint"))
+			return fail("unknown backend '%s' (auto, fentry, kprobe, tracepoint)",
 				    arg);
 		env->backend = arg;
 		break;

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include "bound_check.h"
+
+static bool uncheckable(struct bound_signal *out, const char *why)
+{
+	out->status = BOUND_UNCHECKABLE;
+	out->why = why;
+	return false;
+}
+
+/* The three spans of the bound, each only when its ends are in order. */
+static bool bound_spans(const struct knotif *k, __u64 sent, __u64 delivered,
+			struct bound_signal *out)
+{
+	__u64 reply = k->ev.t_reply_ns, ret = k->ev.t_return_ns;
+
+	if (!sent)
+		return uncheckable(out, "no send time (pending before the wait)");
+	if (!k->reply_reached || !reply)
+		return uncheckable(out, "no reply reached the target");
+	if (k->pending || !ret)
+		return uncheckable(out, "the target did not return while traced");
+	if (!nw_span(sent, reply, &out->remaining_ns))
+		return uncheckable(out, "sent after the reply");
+	if (!nw_span(reply, ret, &out->wake_ns))
+		return uncheckable(out, "returned before the reply");
+	if (delivered < ret)
+		return uncheckable(out, "delivered before the syscall returned");
+	return true;
+}
+
+void bound_check_signal(const struct bound_config *cfg, const struct knotif *k,
+			unsigned int i, struct bound_signal *out)
+{
+	const struct nw_signal *s = &k->ev.signals[i];
+	__u64 delivered = k->t_delivered_ns[i];
+
+	memset(out, 0, sizeof(*out));
+	if (i >= k->ev.nsignals || i >= NW_MAX_SIGNALS ||
+	    k->effect[i] != NW_EFFECT_DEFERRED) {
+		out->status = BOUND_NOT_DEFERRED;
+		return;
+	}
+	/* The budget needs only the pending time; the bound needs the reply. */
+	out->budget_checked = nw_span(s->t_sent_ns, delivered, &out->pending_ns);
+	if (out->budget_checked && cfg->budget_ns)
+		out->budget_violated = out->pending_ns > cfg->budget_ns;
+	if (!out->budget_checked) {
+		uncheckable(out, "no delivery time, or delivered before sent");
+		return;
+	}
+	if (!bound_spans(k, s->t_sent_ns, delivered, out))
+		return;
+	out->status = BOUND_CHECKED;
+	out->allowed_ns = out->remaining_ns + out->wake_ns + cfg->slack_ns;
+	/* pending - remaining - wake = delivered - return >= 0 (checked above) */
+	out->excess_ns = (__s64)(out->pending_ns - out->remaining_ns -
+				 out->wake_ns);
+	out->bound_violated = out->pending_ns > out->allowed_ns;
+}
+
+void bound_check_knotif(const struct bound_config *cfg,
+			const struct knotif *k, struct bound_knotif *out)
+{
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < k->ev.nsignals && i < NW_MAX_SIGNALS; i++) {
+		struct bound_signal *b = &out->sig[i];
+
+		bound_check_signal(cfg, k, i, b);
+		if (b->status == BOUND_CHECKED)
+			out->checked++;
+		else if (b->status == BOUND_UNCHECKABLE)
+			out->unchecked++;
+		out->violations += b->bound_violated;
+		out->budget_violations += b->budget_violated;
+	}
+}
+
+void bound_check_init(struct bound_check *bc, const struct bound_config *cfg)
+{
+	memset(bc, 0, sizeof(*bc));
+	bc->cfg = *cfg;
+	bc->st.slack_ns = cfg->slack_ns;
+	bc->st.budget_ns = cfg->budget_ns;
+	bc->st.verdict = BOUND_UNKNOWN;
+}
+
+static enum bound_verdict verdict_of(const struct bound_stats *st)
+{
+	if (st->lost)
+		return BOUND_UNKNOWN;
+	if (st->violations || st->budget_violations)
+		return BOUND_VIOLATED;
+	return st->checked ? BOUND_HELD : BOUND_UNKNOWN;
+}
+
+void bound_check_add(struct bound_check *bc, const struct knotif *k)
+{
+	struct bound_stats *st = &bc->st;
+	struct bound_knotif r;
+	unsigned int i;
+
+	bound_check_knotif(&bc->cfg, k, &r);
+	for (i = 0; i < NW_MAX_SIGNALS; i++) {
+		const struct bound_signal *b = &r.sig[i];
+
+		if (b->budget_checked && b->pending_ns > st->max_pending_ns)
+			st->max_pending_ns = b->pending_ns;
+		if (b->status != BOUND_CHECKED)
+			continue;
+		if (!st->checked || b->excess_ns > st->max_excess_ns)
+			st->max_excess_ns = b->excess_ns;
+		st->checked++;
+	}
+	st->unchecked += r.unchecked;
+	st->violations += r.violations;
+	st->budget_violations += r.budget_violations;
+	st->verdict = verdict_of(st);
+}
+
+void bound_check_set_lost(struct bound_check *bc, const struct nw_counters *bpf,
+			  unsigned long long malformed,
+			  unsigned long long no_memory)
+{
+	bc->st.lost = bpf->lost_records + bpf->dropped_knotifs +
+		      bpf->dropped_signals + malformed + no_memory;
+	bc->st.verdict = verdict_of(&bc->st);
+}
+
+void bound_check_stats(const struct bound_check *bc, struct bound_stats *out)
+{
+	if (!bc) {
+		memset(out, 0, sizeof(*out));
+		out->verdict = BOUND_UNKNOWN;
+		return;
+	}
+	*out = bc->st;
+}
+
+const char *bound_verdict_name(enum bound_verdict v)
+{
+	switch (v) {
+	case BOUND_HELD:
+		return "held";
+	case BOUND_VIOLATED:
+		return "violated";
+	default:
+		return "unknown";
+	}
+}
+
+int bound_verdict_exit_code(enum bound_verdict v)
+{
+	switch (v) {
+	case BOUND_HELD:
+		return 0;
+	case BOUND_VIOLATED:
+		return 1;
+	default:
+		return 2;
+	}
+}
+
+const char *bound_unknown_reason(const struct bound_stats *st)
+{
+	if (st->verdict != BOUND_UNKNOWN)
+		return NULL;
+	if (st->lost)
+		return "the tracer lost events (ring buffer full, notification map full or signals dropped), so the data is partial";
+	if (st->unchecked)
+		return "no deferred signal had all of sent, reply, return and delivery";
+	return "no deferred signal was traced";
+}
