@@ -20,7 +20,9 @@ endif
 
 DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libseccomp-dev uthash-dev pkg-config make gcc \
-	python3 libclang-rt-14-dev util-linux
+	python3 libclang-rt-14-dev util-linux golang-go
+# --prom-listen's HTTP server; promtool, curl and a strict OpenMetrics parser for its tests
+DEB_PACKAGES += libmicrohttpd-dev prometheus curl python3-prometheus-client
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
@@ -28,10 +30,13 @@ NW_CFLAGS := -std=gnu11 $(WARN) -I$(BUILD) -Ibpf -Iuser
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -std=gnu11 $(WARN) \
 	-Wno-unused-parameter -Ivmlinux/$(ARCH) -Ibpf
 LIBS := -lbpf -lelf -lz -lseccomp -lm
+LIBS += -lmicrohttpd
 
 # The reporter's stages; main.c wires them together.
 USER_CORE := cli syscalls errnames knotif knotif_table decoder hist stats \
 	sinks sink_stream sink_json sink_hist sink_summary json_record json_writer
+USER_CORE += metrics prom_http prom_textfile sink_prom
+USER_CORE += bound_check sink_bound timeline_svg sink_timeline
 USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -75,6 +80,7 @@ test-unit: $(BUILD)/unit-tests
 	$(Q)$<
 
 include tests/tests.mk
+include tests/go/go.mk
 -include kernel-patches/kernel.mk
 
 demo: $(BUILD)/notifwait $(BUILD)/nw-workload

@@ -10,31 +10,28 @@ static bool uncheckable(struct bound_signal *out, const char *why)
 }
 
 /* The three spans of the bound, each only when its ends are in order. */
-static bool bound_spans(const struct knotif *k, __u64 sent, __u64 delivered,
+static bool bound_spans(const struct knotif *k, __u64 sent,
 			struct bound_signal *out)
 {
 	__u64 reply = k->ev.t_reply_ns, ret = k->ev.t_return_ns;
 
-	if (!sent)
-		return uncheckable(out, "no send time (pending before the wait)");
 	if (!k->reply_reached || !reply)
 		return uncheckable(out, "no reply reached the target");
 	if (k->pending || !ret)
-		return uncheckable(out, "the target did not return while traced");
+		return uncheckable(out,
+				   "the target did not return while traced");
 	if (!nw_span(sent, reply, &out->remaining_ns))
 		return uncheckable(out, "sent after the reply");
 	if (!nw_span(reply, ret, &out->wake_ns))
 		return uncheckable(out, "returned before the reply");
-	if (delivered < ret)
-		return uncheckable(out, "delivered before the syscall returned");
 	return true;
 }
 
 void bound_check_signal(const struct bound_config *cfg, const struct knotif *k,
 			unsigned int i, struct bound_signal *out)
 {
-	const struct nw_signal *s = &k->ev.signals[i];
-	__u64 delivered = k->t_delivered_ns[i];
+	const struct nw_signal *s;
+	__u64 delivered;
 
 	memset(out, 0, sizeof(*out));
 	if (i >= k->ev.nsignals || i >= NW_MAX_SIGNALS ||
@@ -42,26 +39,34 @@ void bound_check_signal(const struct bound_config *cfg, const struct knotif *k,
 		out->status = BOUND_NOT_DEFERRED;
 		return;
 	}
+	s = &k->ev.signals[i];
+	delivered = k->t_delivered_ns[i];
 	/* The budget needs only the pending time; the bound needs the reply. */
-	out->budget_checked = nw_span(s->t_sent_ns, delivered, &out->pending_ns);
+	out->budget_checked =
+		nw_span(s->t_sent_ns, delivered, &out->pending_ns);
 	if (out->budget_checked && cfg->budget_ns)
 		out->budget_violated = out->pending_ns > cfg->budget_ns;
-	if (!out->budget_checked) {
-		uncheckable(out, "no delivery time, or delivered before sent");
+	if (!s->t_sent_ns) {
+		uncheckable(out, "no send time (pending before the wait)");
 		return;
 	}
-	if (!bound_spans(k, s->t_sent_ns, delivered, out))
+	if (!out->budget_checked) {
+		uncheckable(out, delivered ? "delivered before sent" :
+					     "no delivery time");
+		return;
+	}
+	if (!bound_spans(k, s->t_sent_ns, out))
 		return;
 	out->status = BOUND_CHECKED;
 	out->allowed_ns = out->remaining_ns + out->wake_ns + cfg->slack_ns;
-	/* pending - remaining - wake = delivered - return >= 0 (checked above) */
-	out->excess_ns = (__s64)(out->pending_ns - out->remaining_ns -
-				 out->wake_ns);
+	/* = delivered - return: negative if delivered before the return */
+	out->excess_ns = (__s64)out->pending_ns - (__s64)out->remaining_ns -
+			 (__s64)out->wake_ns;
 	out->bound_violated = out->pending_ns > out->allowed_ns;
 }
 
-void bound_check_knotif(const struct bound_config *cfg,
-			const struct knotif *k, struct bound_knotif *out)
+void bound_check_knotif(const struct bound_config *cfg, const struct knotif *k,
+			struct bound_knotif *out)
 {
 	unsigned int i;
 
@@ -125,9 +130,15 @@ void bound_check_set_lost(struct bound_check *bc, const struct nw_counters *bpf,
 			  unsigned long long malformed,
 			  unsigned long long no_memory)
 {
-	bc->st.lost = bpf->lost_records + bpf->dropped_knotifs +
-		      bpf->dropped_signals + malformed + no_memory;
-	bc->st.verdict = verdict_of(&bc->st);
+	struct bound_stats *st = &bc->st;
+
+	st->lost_records = bpf->lost_records;
+	st->dropped_knotifs = bpf->dropped_knotifs;
+	st->dropped_signals = bpf->dropped_signals;
+	st->decode_errors = malformed + no_memory;
+	st->lost = st->lost_records + st->dropped_knotifs +
+		   st->dropped_signals + st->decode_errors;
+	st->verdict = verdict_of(st);
 }
 
 void bound_check_stats(const struct bound_check *bc, struct bound_stats *out)
@@ -169,7 +180,7 @@ const char *bound_unknown_reason(const struct bound_stats *st)
 	if (st->verdict != BOUND_UNKNOWN)
 		return NULL;
 	if (st->lost)
-		return "the tracer lost events (ring buffer full, notification map full or signals dropped), so the data is partial";
+		return "the tracer lost events, the data is partial";
 	if (st->unchecked)
 		return "no deferred signal had all of sent, reply, return and delivery";
 	return "no deferred signal was traced";

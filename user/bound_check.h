@@ -50,8 +50,8 @@ struct bound_knotif {
 
 void bound_check_signal(const struct bound_config *cfg, const struct knotif *k,
 			unsigned int i, struct bound_signal *out);
-void bound_check_knotif(const struct bound_config *cfg,
-			const struct knotif *k, struct bound_knotif *out);
+void bound_check_knotif(const struct bound_config *cfg, const struct knotif *k,
+			struct bound_knotif *out);
 
 enum bound_verdict {
 	BOUND_HELD,
@@ -69,7 +69,11 @@ struct bound_stats {
 	unsigned long long max_pending_ns; /* of the deferred signals */
 	unsigned long long slack_ns;
 	unsigned long long budget_ns; /* 0: no budget */
-	unsigned long long lost; /* records lost, notifications/signals dropped */
+	unsigned long long lost; /* the sum of the four below */
+	unsigned long long lost_records; /* ring buffer full */
+	unsigned long long dropped_knotifs; /* notification map full */
+	unsigned long long dropped_signals; /* > NW_MAX_SIGNALS in one wait */
+	unsigned long long decode_errors; /* malformed records, no memory */
 	enum bound_verdict verdict;
 };
 
@@ -88,7 +92,8 @@ void bound_check_set_lost(struct bound_check *bc, const struct nw_counters *bpf,
 /* The getter: counters and the verdict so far (zeros when @bc is NULL). */
 void bound_check_stats(const struct bound_check *bc, struct bound_stats *out);
 
-const char *bound_verdict_name(enum bound_verdict v); /* held|violated|unknown */
+const char *
+bound_verdict_name(enum bound_verdict v); /* held|violated|unknown */
 int bound_verdict_exit_code(enum bound_verdict v); /* 0, 1, 2 */
 /* Why the verdict is unknown, or NULL. */
 const char *bound_unknown_reason(const struct bound_stats *st);

@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "prom_http.h"
 #include "syscalls.h"
-
-#define NW_VERSION "0.1"
 
 /*
  * getopt_long rather than argp: argp's error path prints a second
@@ -35,12 +34,26 @@ static const char usage[] =
 	"      --backend NAME     auto (default: the most precise that loads),\n"
 	"                         fentry, kprobe or tracepoint\n"
 	"      --max-notifs N     notifications followed at once (default 10240)\n"
+	"      --prom-listen ADDR:PORT  serve Prometheus metrics at /metrics\n"
+	"                         (:PORT is 127.0.0.1:PORT, 0.0.0.0:PORT binds all)\n"
+	"      --prom-file PATH   node_exporter textfile, rewritten every -i SECS\n"
+	"                         (default 5) and at exit\n"
+	"      --prom-linger SECS keep serving /metrics SECS after the report\n"
+	"      --check-bound      check that each deferred signal was pending no longer\n"
+	"                         than reply-sent + wake + slack; exit 0 held, 1 violated,\n"
+	"                         2 cannot check (nothing deferred, or events lost)\n"
+	"      --slack DURATION   allowance for the signal's own delivery (default 50us)\n"
+	"      --budget DURATION  with --check-bound: also no signal pending longer\n"
+	"      --timeline FILE    draw the notifications into FILE.svg or FILE.html\n"
+	"      --timeline-slowest N  only the N slowest (default: all, up to 2000)\n"
+	"      --timeline-window START:END  only seconds START to END after start\n"
 	"  -v, --verbose          libbpf debug output\n"
 	"  -h, --help             this help\n"
 	"  -V, --version          print the version\n"
 	"\n"
 	"With -- COMMAND, traces COMMAND and its descendants (as targets or\n"
-	"supervisors) and exits with COMMAND's status when it ends.\n"
+	"supervisors) and exits with COMMAND's status when it ends (with\n"
+	"--check-bound: with the verdict's 0, 1 or 2).\n"
 	"\n"
 	"Examples:\n"
 	"  notifwait                         # every notification, one line each\n"
@@ -48,6 +61,11 @@ static const char usage[] =
 	"  notifwait -H -i 5 -s 1234         # histograms of supervisor 1234\n"
 	"  notifwait --summary -- ./sandbox  # trace a command, tables at exit\n";
 
+enum { OPT_PROM_LISTEN = 512, OPT_PROM_FILE, OPT_PROM_LINGER };
+enum {
+	OPT_CHECK_BOUND = 768, OPT_SLACK, OPT_BUDGET, OPT_TIMELINE,
+	OPT_TIMELINE_SLOWEST, OPT_TIMELINE_WINDOW,
+};
 enum { OPT_SYSCALL = 256, OPT_SUMMARY, OPT_BACKEND, OPT_MAX_NOTIFS };
 
 static const struct option long_options[] = {
@@ -63,6 +81,15 @@ static const struct option long_options[] = {
 	{ "summary", no_argument, NULL, OPT_SUMMARY },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "max-notifs", required_argument, NULL, OPT_MAX_NOTIFS },
+	{ "prom-listen", required_argument, NULL, OPT_PROM_LISTEN },
+	{ "prom-file", required_argument, NULL, OPT_PROM_FILE },
+	{ "prom-linger", required_argument, NULL, OPT_PROM_LINGER },
+	{ "check-bound", no_argument, NULL, OPT_CHECK_BOUND },
+	{ "slack", required_argument, NULL, OPT_SLACK },
+	{ "budget", required_argument, NULL, OPT_BUDGET },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "timeline-slowest", required_argument, NULL, OPT_TIMELINE_SLOWEST },
+	{ "timeline-window", required_argument, NULL, OPT_TIMELINE_WINDOW },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -116,6 +143,91 @@ static enum cli_result fail(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
 	return CLI_ERROR;
+}
+
+/* A duration that may be 0 ("0", "0us"): the slack. */
+static int parse_duration_or_zero(const char *s, double *seconds)
+{
+	char *end;
+
+	if (s && *s && strtod(s, &end) == 0 && end != s &&
+	    (!*end || !strcmp(end, "s") || !strcmp(end, "ms") ||
+	     !strcmp(end, "us"))) {
+		*seconds = 0;
+		return 0;
+	}
+	return parse_duration(s, seconds);
+}
+
+/* START:END in seconds since tracing began, 0 <= START < END. */
+static int parse_window(const char *s, double *from, double *to)
+{
+	char *end;
+
+	errno = 0;
+	*from = strtod(s, &end);
+	if (errno || end == s || *end != ':')
+		return -EINVAL;
+	s = end + 1;
+	*to = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*from) || !isfinite(*to) ||
+	    *from < 0 || *to <= *from || *to > 1e9)
+		return -EINVAL;
+	return 0;
+}
+
+static bool timeline_path_ok(const char *path)
+{
+	size_t n = strlen(path);
+
+	return (n > 4 && !strcmp(path + n - 4, ".svg")) ||
+	       (n > 5 && !strcmp(path + n - 5, ".html")) ||
+	       (n > 4 && !strcmp(path + n - 4, ".htm"));
+}
+
+static enum cli_result parse_bound_timeline(int opt, const char *arg,
+					    struct env *env)
+{
+	char *end;
+	long n;
+
+	switch (opt) {
+	case OPT_CHECK_BOUND:
+		env->check_bound = true;
+		break;
+	case OPT_SLACK:
+		if (parse_duration_or_zero(arg, &env->bound_slack_s))
+			return fail("invalid --slack '%s': want a duration >= 0 (50us, 1ms)",
+				    arg);
+		break;
+	case OPT_BUDGET:
+		if (parse_duration(arg, &env->bound_budget_s))
+			return fail("invalid --budget '%s': want a positive duration (10ms, 1s)",
+				    arg);
+		break;
+	case OPT_TIMELINE:
+		if (!timeline_path_ok(arg))
+			return fail("invalid --timeline '%s': want FILE.svg or FILE.html",
+				    arg);
+		env->timeline = arg;
+		break;
+	case OPT_TIMELINE_SLOWEST:
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || n < 1 || n > 1000000)
+			return fail("invalid --timeline-slowest '%s' (1..1000000)",
+				    arg);
+		env->timeline_slowest = (unsigned int)n;
+		break;
+	case OPT_TIMELINE_WINDOW:
+		if (parse_window(arg, &env->timeline_from_s,
+				 &env->timeline_to_s))
+			return fail("invalid --timeline-window '%s': want START:END in seconds since start, START < END",
+				    arg);
+		env->timeline_window = true;
+		break;
+	}
+	return CLI_OK;
 }
 
 static enum cli_result parse_one(int opt, const char *arg, struct env *env,
@@ -178,6 +290,32 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 				    arg);
 		env->max_knotifs = (unsigned int)n;
 		break;
+	case OPT_PROM_LISTEN: {
+		struct prom_addr addr;
+
+		if (prom_listen_parse(arg, &addr))
+			return fail("invalid --prom-listen '%s': want ADDR:PORT (:9464, 127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464)",
+				    arg);
+		env->prom_listen = arg;
+		break;
+	}
+	case OPT_PROM_FILE:
+		if (!*arg)
+			return fail("%s", "--prom-file needs a path");
+		env->prom_file = arg;
+		break;
+	case OPT_PROM_LINGER:
+		if (parse_duration(arg, &env->prom_linger_s))
+			return fail("invalid --prom-linger '%s': want a positive number of seconds (or 250ms, 1m)",
+				    arg);
+		break;
+	case OPT_CHECK_BOUND:
+	case OPT_SLACK:
+	case OPT_BUDGET:
+	case OPT_TIMELINE:
+	case OPT_TIMELINE_SLOWEST:
+	case OPT_TIMELINE_WINDOW:
+		return parse_bound_timeline(opt, arg, env);
 	case 'v':
 		env->verbose = true;
 		break;
@@ -195,6 +333,18 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 	return CLI_OK;
 }
 
+static enum cli_result cli_check_bound_timeline(struct env *env)
+{
+	if (!env->check_bound && (env->bound_budget_s ||
+				  env->bound_slack_s >= 0))
+		return fail("%s", "--budget and --slack need --check-bound");
+	if (env->bound_slack_s < 0)
+		env->bound_slack_s = 50e-6;
+	if (!env->timeline && (env->timeline_slowest || env->timeline_window))
+		return fail("%s", "--timeline-slowest and --timeline-window need --timeline");
+	return CLI_OK;
+}
+
 enum cli_result cli_parse(int argc, char **argv, struct env *env)
 {
 	enum cli_result r;
@@ -204,6 +354,7 @@ enum cli_result cli_parse(int argc, char **argv, struct env *env)
 	env->syscall_nr = -1;
 	env->backend = "auto";
 	env->max_knotifs = 10240;
+	env->bound_slack_s = -1; /* not given: 50us */
 	opterr = 0;
 	/* '+': stop at the first non-option so COMMAND keeps its options */
 	while ((opt = getopt_long(argc, argv, "+:p:s:jHmi:d:o:vhV", long_options,
@@ -223,9 +374,12 @@ enum cli_result cli_parse(int argc, char **argv, struct env *env)
 	if (env->command && strcmp(argv[optind - 1], "--"))
 		return fail("unexpected argument '%s': put a COMMAND after --",
 			    argv[optind]);
-	if (env->interval_s && !env->hist)
-		return fail("%s", "-i needs -H (histograms are what is printed at intervals)");
+	if (env->interval_s && !env->hist && !env->prom_file &&
+	    !env->prom_listen)
+		return fail("%s", "-i needs -H, --prom-file or --prom-listen (what is written at intervals)");
+	if (env->prom_linger_s && !env->prom_listen)
+		return fail("%s", "--prom-linger needs --prom-listen");
 	if (env->msecs && !env->hist)
 		return fail("%s", "-m needs -H");
-	return CLI_OK;
+	return cli_check_bound_timeline(env);
 }

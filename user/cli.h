@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#define NW_VERSION "0.1"
+
 struct env {
 	pid_t target_pid; /* -p: target tgid */
 	pid_t supervisor_pid; /* -s: supervisor tgid */
@@ -20,6 +22,16 @@ struct env {
 	const char *output; /* -o */
 	const char *backend; /* --backend */
 	unsigned int max_knotifs;
+	const char *prom_listen; /* --prom-listen ADDR:PORT */
+	const char *prom_file; /* --prom-file PATH */
+	double prom_linger_s; /* --prom-linger, 0 when not given */
+	bool check_bound; /* --check-bound */
+	double bound_slack_s; /* --slack (default 50us) */
+	double bound_budget_s; /* --budget, 0 when not given */
+	const char *timeline; /* --timeline FILE.svg|FILE.html */
+	unsigned int timeline_slowest; /* --timeline-slowest, 0: the cap */
+	bool timeline_window; /* --timeline-window START:END given */
+	double timeline_from_s, timeline_to_s; /* seconds since start */
 	char **command; /* after --, NULL-terminated, or NULL */
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
+#include "bound_check.h"
 #include "errnames.h"
 #include "json_record.h"
 #include "json_writer.h"
@@ -81,7 +82,50 @@ static void write_reply(struct json_writer *w, const struct knotif *k)
 	jw_end_object(w);
 }
 
+/* --check-bound: the signals of this notification that broke it. */
+static void write_bound_violation(struct json_writer *w, const struct knotif *k,
+				  const struct bound_config *cfg)
+{
+	struct bound_knotif r;
+	unsigned int i;
+
+	bound_check_knotif(cfg, k, &r);
+	if (!r.violations && !r.budget_violations)
+		return;
+	jw_begin_object(w, "bound_violation");
+	jw_uint(w, "violations", r.violations);
+	jw_uint(w, "budget_violations", r.budget_violations);
+	jw_begin_array(w, "signals");
+	for (i = 0; i < k->ev.nsignals && i < NW_MAX_SIGNALS; i++) {
+		const struct bound_signal *b = &r.sig[i];
+
+		if (!b->bound_violated && !b->budget_violated)
+			continue;
+		jw_begin_object(w, NULL);
+		jw_uint(w, "index", i);
+		jw_uint(w, "sig", k->ev.signals[i].sig);
+		jw_uint(w, "pending_ns", b->pending_ns);
+		jw_bool(w, "bound", b->bound_violated);
+		jw_bool(w, "budget", b->budget_violated);
+		jw_uint_or_null(w, "allowed_ns", b->status == BOUND_CHECKED,
+				b->allowed_ns);
+		if (b->status == BOUND_CHECKED)
+			jw_int(w, "excess_ns", b->excess_ns);
+		else
+			jw_null(w, "excess_ns");
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_end_object(w);
+}
+
 void json_write_knotif(FILE *out, const struct knotif *k)
+{
+	json_write_knotif_bound(out, k, NULL);
+}
+
+void json_write_knotif_bound(FILE *out, const struct knotif *k,
+			     const struct bound_config *bound)
 {
 	const struct nw_knotif_event *e = &k->ev;
 	__u64 t_reply = k->reply_reached ? e->t_reply_ns : 0;
@@ -145,6 +189,8 @@ void json_write_knotif(FILE *out, const struct knotif *k)
 	write_addfd(&w, k);
 	jw_uint(&w, "interruptible_sleeps", e->interruptible_sleeps);
 	jw_uint(&w, "killable_sleeps", e->killable_sleeps);
+	if (bound)
+		write_bound_violation(&w, k, bound);
 	jw_end_object(&w);
 	fputc('\n', out);
 }
@@ -205,6 +251,33 @@ static void write_groups(struct json_writer *w, const char *key,
 	jw_end_array(w);
 }
 
+static void write_bound_summary(struct json_writer *w,
+				const struct bound_check *bc)
+{
+	struct bound_stats st;
+
+	bound_check_stats(bc, &st);
+	jw_begin_object(w, "bound");
+	jw_string(w, "verdict", bound_verdict_name(st.verdict));
+	jw_string_or_null(w, "reason", bound_unknown_reason(&st));
+	jw_uint(w, "checked", st.checked);
+	jw_uint(w, "violations", st.violations);
+	jw_uint(w, "budget_violations", st.budget_violations);
+	jw_uint(w, "unchecked", st.unchecked);
+	if (st.checked)
+		jw_int(w, "max_excess_ns", st.max_excess_ns);
+	else
+		jw_null(w, "max_excess_ns");
+	jw_uint(w, "max_pending_ns", st.max_pending_ns);
+	jw_uint(w, "slack_ns", st.slack_ns);
+	jw_uint_or_null(w, "budget_ns", st.budget_ns, st.budget_ns);
+	jw_uint(w, "lost", st.lost);
+	jw_uint(w, "lost_records", st.lost_records);
+	jw_uint(w, "dropped_knotifs", st.dropped_knotifs);
+	jw_uint(w, "dropped_signals", st.dropped_signals);
+	jw_end_object(w);
+}
+
 void json_write_summary(FILE *out, const struct report_info *info,
 			const struct run_totals *t)
 {
@@ -235,6 +308,8 @@ void json_write_summary(FILE *out, const struct report_info *info,
 	jw_uint(&w, "lost_events", t->bpf.lost_records);
 	write_groups(&w, "supervisors", &s->by_supervisor);
 	write_groups(&w, "syscalls", &s->by_syscall);
+	if (t->bound)
+		write_bound_summary(&w, t->bound);
 	jw_end_object(&w);
 	fputc('\n', out);
 }

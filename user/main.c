@@ -13,13 +13,16 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "backend.h"
+#include "bound_check.h"
 #include "cli.h"
 #include "command.h"
 #include "decoder.h"
 #include "knotif_table.h"
+#include "sink_prom.h"
 #include "sinks.h"
 #include "stats.h"
 #include "syscalls.h"
+#include "timeline_svg.h"
 
 #define POLL_MS 50
 
@@ -29,6 +32,9 @@ struct app {
 	struct report_info info;
 	struct stats stats;
 	struct sinks sinks;
+	struct sink *prom; /* also in sinks; fed the BPF counters each loop */
+	struct bound_config bound_cfg; /* --check-bound */
+	struct bound_check bound;
 	struct knotif_table *table;
 	struct decoder decoder;
 	struct ring_buffer *rb;
@@ -70,6 +76,8 @@ static void on_ready(struct knotif *k, void *ctx)
 		return;
 	if (stats_add(&app->stats, k, nw_syscall_name(k->ev.nr)))
 		app->decoder.no_memory++;
+	if (app->env.check_bound)
+		bound_check_add(&app->bound, k);
 	sinks_knotif(&app->sinks, k);
 }
 
@@ -107,6 +115,11 @@ static void totals(struct app *app, struct run_totals *t)
 	t->malformed = app->decoder.malformed;
 	t->no_memory = app->decoder.no_memory;
 	t->elapsed_s = (mono_ns() - app->info.start_ns) / 1e9;
+	if (app->env.check_bound) {
+		bound_check_set_lost(&app->bound, &t->bpf, t->malformed,
+				     t->no_memory);
+		t->bound = &app->bound;
+	}
 }
 
 static int setup_sinks(struct app *app)
@@ -127,6 +140,70 @@ static int setup_sinks(struct app *app)
 	if (err)
 		fprintf(stderr, "notifwait: out of memory\n");
 	return err ? -ENOMEM : 0;
+}
+
+/* --check-bound and --timeline; a bad timeline path fails before tracing. */
+static int setup_bound_timeline(struct app *app)
+{
+	FILE *text = app->env.json ? stderr : app->out;
+	struct timeline_options tl = {
+		.slowest = app->env.timeline_slowest,
+		.have_window = app->env.timeline_window,
+		.window_start_s = app->env.timeline_from_s,
+		.window_end_s = app->env.timeline_to_s,
+	};
+	struct sink *s;
+
+	if (app->env.check_bound) {
+		app->bound_cfg.slack_ns = app->env.bound_slack_s * 1e9 + 0.5;
+		app->bound_cfg.budget_ns = app->env.bound_budget_s * 1e9 + 0.5;
+		bound_check_init(&app->bound, &app->bound_cfg);
+		app->info.bound = &app->bound_cfg;
+		if (sinks_add(&app->sinks, sink_bound_new(text, &app->info))) {
+			fprintf(stderr, "notifwait: out of memory\n");
+			return -ENOMEM;
+		}
+	}
+	if (!app->env.timeline)
+		return 0;
+	s = sink_timeline_new(app->env.timeline, &app->info, &tl);
+	if (!s)
+		return -EINVAL; /* sink_timeline_new said why */
+	if (sinks_add(&app->sinks, s)) {
+		fprintf(stderr, "notifwait: too many outputs\n");
+		s->destroy(s);
+		free(s->priv);
+		free(s);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/* Before tracing and the command: a busy port or bad path fails early. */
+static int setup_prom(struct app *app)
+{
+	struct prom_options opt = {
+		.listen = app->env.prom_listen,
+		.file = app->env.prom_file,
+		.interval_s = app->env.interval_s ? app->env.interval_s : 5,
+		.linger_s = app->env.prom_linger_s,
+	};
+	int err;
+
+	if (!opt.listen && !opt.file)
+		return 0;
+	app->prom = sink_prom_new(&app->info, &opt);
+	if (!app->prom)
+		return -EINVAL; /* sink_prom_new said why */
+	err = sinks_add(&app->sinks, app->prom);
+	if (err) {
+		fprintf(stderr, "notifwait: too many outputs\n");
+		app->prom->destroy(app->prom);
+		free(app->prom->priv);
+		free(app->prom);
+		app->prom = NULL;
+	}
+	return err;
 }
 
 static int start_tracing(struct app *app)
@@ -178,6 +255,10 @@ static void run(struct app *app)
 		deadline = app->info.start_ns + app->env.duration_s * 1e9;
 	while (!exiting) {
 		consume(app);
+		if (app->prom) {
+			totals(app, &t);
+			sink_prom_update(app->prom, &t);
+		}
 		now = mono_ns();
 		if (next_interval && now >= next_interval) {
 			totals(app, &t);
@@ -246,6 +327,11 @@ static int prepare(struct app *app)
 	app->decoder.ctx = app;
 	stats_init(&app->stats);
 	err = setup_sinks(app);
+	if (!err)
+		err = setup_bound_timeline(app);
+	if (err)
+		return err;
+	err = setup_prom(app);
 	if (err)
 		return err;
 	if (app->have_cmd) {
@@ -292,6 +378,21 @@ static void cleanup(struct app *app)
 		fclose(app->out);
 }
 
+/* With --check-bound the verdict is the exit status, even with COMMAND. */
+static int bound_exit_code(struct app *app, int cmd_code)
+{
+	struct bound_stats st;
+	int code;
+
+	bound_check_stats(&app->bound, &st);
+	code = bound_verdict_exit_code(st.verdict);
+	if (app->have_cmd && cmd_code)
+		fprintf(stderr,
+			"notifwait: the command exited %d; exiting %d, the bound verdict (%s)\n",
+			cmd_code, code, bound_verdict_name(st.verdict));
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	struct app app = {};
@@ -326,6 +427,8 @@ int main(int argc, char **argv)
 		command_reap(&app.cmd, true);
 		code = command_exit_code(&app.cmd);
 	}
+	if (app.env.check_bound)
+		code = bound_exit_code(&app, code);
 out:
 	cleanup(&app);
 	return code;

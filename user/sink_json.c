@@ -5,7 +5,7 @@
 
 static void json_knotif(struct sink *s, const struct knotif *k)
 {
-	json_write_knotif(s->out, k);
+	json_write_knotif_bound(s->out, k, s->info->bound);
 }
 
 static void json_reply_failed(struct sink *s,

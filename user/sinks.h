@@ -11,11 +11,16 @@
 #include "knotif.h"
 #include "stats.h"
 
+struct bound_config;
+struct bound_check;
+struct timeline_options;
+
 struct report_info {
 	__u64 start_ns; /* CLOCK_MONOTONIC when tracing started */
 	const char *backend;
 	const char *backend_reason;
 	bool msecs; /* histograms in msecs instead of usecs */
+	const struct bound_config *bound; /* --check-bound, else NULL */
 };
 
 /* What every sink may print at an interval or at the end. */
@@ -24,6 +29,7 @@ struct run_totals {
 	struct nw_counters bpf;
 	unsigned long long malformed, no_memory;
 	double elapsed_s;
+	const struct bound_check *bound; /* --check-bound, else NULL */
 };
 
 struct sink {
@@ -43,6 +49,12 @@ struct sink *sink_stream_new(FILE *out, const struct report_info *info);
 struct sink *sink_json_new(FILE *out, const struct report_info *info);
 struct sink *sink_hist_new(FILE *out, const struct report_info *info);
 struct sink *sink_summary_new(FILE *out, const struct report_info *info);
+/* --check-bound: each violation as it finishes, the verdict at exit. */
+struct sink *sink_bound_new(FILE *out, const struct report_info *info);
+/* --timeline: an SVG (or HTML page) written at exit to @path. */
+struct sink *sink_timeline_new(const char *path,
+			       const struct report_info *info,
+			       const struct timeline_options *opts);
 
 #define NW_MAX_SINKS 8
 
