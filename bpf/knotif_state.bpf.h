@@ -315,9 +315,17 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 			e = knotif_of_tid(tid);
 		}
 	}
+	now = bpf_ktime_get_ns();
+	if (!e && task_has_listener(task)) {
+		/*
+		 * Not seen yet: RECV may already have taken it (the kernel's
+		 * state is SENT) while its sys_exit has not fired.
+		 */
+		detect_waiting(task, NW_SEEN_SIGNAL, now);
+		e = knotif_of_tid(tid);
+	}
 	if (!e)
 		return;
-	now = bpf_ktime_get_ns();
 	n = e->nsignals;
 	if (n >= NW_MAX_SIGNALS) {
 		e->signals_dropped++;
@@ -334,8 +342,8 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 	s->masked = sig > 0 && sig <= 64 &&
 		    ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
 	e->nsignals = n + 1;
-	if (e->t_recv_ns)
-		e->wake_cause = NW_CAUSE_SIGNAL;
+	/* a killable sleep after this one is this signal's doing */
+	e->wake_cause = NW_CAUSE_SIGNAL;
 	if (result == 0) { /* TRACE_SIGNAL_DELIVERED: queued for the task */
 		sk.tid = tid;
 		sv.key = e->key;

@@ -37,6 +37,7 @@ enum nw_notify_source {
 	NW_SEEN_SLEEP, /* target went to sleep waiting for it */
 	NW_SEEN_RECV, /* only the supervisor's RECV showed it */
 	NW_SEEN_ENTRY, /* fentry: the target entered the notification path */
+	NW_SEEN_SIGNAL, /* a signal was sent to it */
 };
 
 enum nw_wake_cause {

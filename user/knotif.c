@@ -82,6 +82,8 @@ const char *nw_notify_source_name(__u8 source)
 		return "recv";
 	case NW_SEEN_ENTRY:
 		return "entry";
+	case NW_SEEN_SIGNAL:
+		return "signal";
 	default:
 		return NULL;
 	}
@@ -184,7 +186,12 @@ static enum nw_signal_effect derive_effect(const struct knotif *k,
 		return NW_EFFECT_BLOCKED;
 	if (!k->t_delivered_ns[i])
 		return NW_EFFECT_PENDING;
-	if (s->after_recv && knotif_killable_rule(k))
+	/*
+	 * Not interrupted under the killable rule: held by the killable wait,
+	 * even when sent just before RECV (it woke an interruptible sleep
+	 * that found the notification received and slept again, killable).
+	 */
+	if (knotif_killable_rule(k))
 		return NW_EFFECT_DEFERRED;
 	/* an interruptible wait woke, but found the reply already there */
 	return NW_EFFECT_RACED_REPLY;
