@@ -22,21 +22,8 @@ MS = 1000000
 LOADED_SLACK = ["--slack", "5ms"]
 
 
-class TruthChecker(Checker):
-    """Every record against the truth, except when the wait turned killable:
-    scenarios.py checks that, and its race around RECV (a first sleep after
-    RECV is killable at once) is not what this suite is about."""
-
-    def check_killable(self, *args):
-        pass
-
-    def fail_if_problems(self, limit=6):
-        # Known tracer issue (reported): a signal that lands just before RECV,
-        # wakes the interruptible wait and is then held to the reply is
-        # labelled raced_reply, not deferred (after_recv is false).
-        self.problems = [p for p in self.problems
-                         if "effect='raced_reply', expected 'deferred'" not in p]
-        super().fail_if_problems(limit)
+# The full checks against the truth, killable switch and effects included.
+TruthChecker = Checker
 
 
 def run_bound(env, wargs, targs=(), tag="run", timeout=120):

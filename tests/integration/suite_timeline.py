@@ -18,20 +18,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 CHROMIUM = "/usr/bin/chromium"
 
 
-class TruthChecker(Checker):
-    """Every record against the truth, except when the wait turned killable
-    (scenarios.py's subject, with a race around RECV of its own)."""
-
-    def check_killable(self, *args):
-        pass
-
-    def fail_if_problems(self, limit=6):
-        # Known tracer issue (reported): a signal that lands just before RECV,
-        # wakes the interruptible wait and is then held to the reply is
-        # labelled raced_reply, not deferred (after_recv is false).
-        self.problems = [p for p in self.problems
-                         if "effect='raced_reply', expected 'deferred'" not in p]
-        super().fail_if_problems(limit)
+# The full checks against the truth, killable switch and effects included.
+TruthChecker = Checker
 
 
 def run_timeline(env, wargs, targs, tag="run", timeout=120, check=True):
