@@ -69,14 +69,14 @@ static void emit_start(void)
 	truth_emit("start", "\"launcher_pid\":%d,\"supervisor_pid\":%d,\"targets\":%d,"
 		   "\"threads\":%d,\"iterations\":%d,\"shared_listener\":%s,"
 		   "\"syscall\":\"%s\",\"nr\":%d,\"killable\":%s,\"recv_flag\":%s,"
-		   "\"reply\":\"%s\",\"pidns\":%s,\"handle_us\":%ld,\"t\":%llu",
+		   "\"reply\":\"%s\",\"pidns\":%s,\"handle_us\":%ld,\"exec\":%s,\"t\":%llu",
 		   getpid(), nw_shared->supervisor_pid, nw_opts.targets,
 		   nw_opts.threads, nw_opts.iterations,
 		   nw_opts.shared_listener ? "true" : "false", nw_opts.syscall_name,
 		   nw_opts.nr, nw_opts.killable ? "true" : "false",
 		   nw_opts.recv_flag ? "true" : "false", nw_reply_name(nw_opts.reply),
 		   nw_opts.pidns ? "true" : "false", nw_opts.handle_us,
-		   (unsigned long long)nw_now());
+		   nw_opts.exec_argv ? "true" : "false", (unsigned long long)nw_now());
 }
 
 static void emit_summary(int sup_status, int rc)

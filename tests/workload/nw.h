@@ -49,11 +49,13 @@ struct nw_opts {
 	long kill_target_after_recv_us;	/* -1: none */
 	long kill_supervisor_after_recv_us;	/* -1: none */
 	bool close_listener_after_recv;
+	long stop_target_us;		/* -1: none; else SIGSTOP before the reply, SIGCONT N us after */
 	bool pidns;
 	bool gate;
 	bool demo;
 	const char *truth;
 	const char *run;		/* label copied into every record */
+	char **exec_argv;		/* -- PROGRAM ARGS: targets exec it; NULL: built-in loop */
 };
 
 /* One target thread, in memory shared by every process of the run. */
@@ -115,6 +117,9 @@ int nw_recv_fd(int sock, int *idx);
 /* target.c */
 int nw_target_main(int target_idx, int sock);
 int nw_target_leader_main(int sock);
+
+/* exec.c */
+int nw_exec_program(int target_idx);
 
 /* supervisor.c */
 int nw_supervisor_main(int sock, int nlisteners, int helper_pipe);

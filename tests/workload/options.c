@@ -13,9 +13,11 @@
 #include "nw.h"
 
 static const char usage[] =
-"Usage: nw-workload [OPTIONS]\n"
+"Usage: nw-workload [OPTIONS] [-- PROGRAM [ARGS...]]\n"
 "A real seccomp user-notification supervisor and targets (SECCOMP_RET_USER_NOTIF),\n"
-"writing the ground truth for the notifwait tests.\n"
+"writing the ground truth for the notifwait tests. With PROGRAM, each target\n"
+"installs the filter, hands the listener to the supervisor and execs PROGRAM\n"
+"instead of making its own syscalls (the filter survives exec).\n"
 "\n"
 "Targets:\n"
 "  --targets N                  target processes (default 1)\n"
@@ -43,6 +45,8 @@ static const char usage[] =
 "  --kill-target-after-recv-us N  SIGKILL the target process N us after the first RECV\n"
 "  --kill-supervisor-after-recv-us N  a helper SIGKILLs the supervisor N us after the first RECV\n"
 "  --close-listener-after-recv  close the listener instead of the first reply\n"
+"  --stop-target-us N           SIGSTOP the target just before each reply (it stops on\n"
+"                               its way out of the syscall), SIGCONT it N us after the reply\n"
 "Output:\n"
 "  --truth FILE                 ground truth as JSON Lines (see tests/workload/README.md)\n"
 "  --run LABEL                  label written into every truth record (default \"main\")\n"
@@ -54,7 +58,8 @@ static const char usage[] =
 "Examples:\n"
 "  nw-workload --killable --signal SIGURG --signal-after-recv-us 5000 --handle-us 20000\n"
 "  nw-workload --syscall openat --reply addfd-send --truth truth.jsonl\n"
-"  nw-workload --targets 1 --threads 8 --iterations 1000\n";
+"  nw-workload --targets 1 --threads 8 --iterations 1000\n"
+"  nw-workload --killable --handle-us 20000 -- build/go-target -o go.json\n";
 
 enum {
 	OPT_TARGETS = 256, OPT_THREADS, OPT_ITERATIONS, OPT_SHARED, OPT_SYSCALL,
@@ -62,7 +67,7 @@ enum {
 	OPT_REPLY_VALUE, OPT_REPLY_ERROR, OPT_RLIMIT, OPT_SIGNAL, OPT_SIG_AFTER,
 	OPT_SIG_BEFORE, OPT_SA_RESTART, OPT_SIGURG, OPT_KILL_TARGET,
 	OPT_KILL_SUPERVISOR, OPT_CLOSE, OPT_PIDNS, OPT_TRUTH, OPT_DEMO, OPT_GATE,
-	OPT_RUN,
+	OPT_RUN, OPT_STOP_TARGET,
 };
 
 static const struct option longopts[] = {
@@ -87,6 +92,7 @@ static const struct option longopts[] = {
 	{ "kill-target-after-recv-us", required_argument, NULL, OPT_KILL_TARGET },
 	{ "kill-supervisor-after-recv-us", required_argument, NULL, OPT_KILL_SUPERVISOR },
 	{ "close-listener-after-recv", no_argument, NULL, OPT_CLOSE },
+	{ "stop-target-us", required_argument, NULL, OPT_STOP_TARGET },
 	{ "pidns", no_argument, NULL, OPT_PIDNS },
 	{ "truth", required_argument, NULL, OPT_TRUTH },
 	{ "run", required_argument, NULL, OPT_RUN },
@@ -214,6 +220,14 @@ static int check(const struct nw_opts *o)
 		why = "--signal cannot be SIGKILL/SIGSTOP (see --kill-target-after-recv-us)";
 	else if (o->targets * (long)o->threads > 4096)
 		why = "more than 4096 target threads";
+	else if (o->exec_argv && o->demo)
+		why = "--demo runs its own targets: no PROGRAM";
+	else if (o->exec_argv && (o->threads > 1 || o->iterations > 1))
+		why = "--threads/--iterations drive the built-in target: PROGRAM makes its own syscalls";
+	else if (o->exec_argv && (o->signal || o->sigurg_period_us >= 0 ||
+				  o->kill_target_after_recv_us >= 0 || o->sa_restart))
+		why = "--signal/--sigurg-period-us/--kill-target-after-recv-us/--sa-restart "
+		      "need the built-in target's threads, not PROGRAM";
 	if (why) {
 		fprintf(stderr, "nw-workload: %s\n", why);
 		return -1;
@@ -231,11 +245,12 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		.reply_value = 42, .reply_error = 1 /* EPERM */,
 		.rlimit_nofile = -1, .signal_after_recv_us = -1,
 		.sigurg_period_us = -1, .kill_target_after_recv_us = -1,
-		.kill_supervisor_after_recv_us = -1, .run = "main",
+		.kill_supervisor_after_recv_us = -1, .stop_target_us = -1,
+		.run = "main",
 	};
 
 	opterr = 0;
-	while (!r && (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while (!r && (c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TARGETS: r = parse_int("--targets", optarg, 1, &o->targets); break;
 		case OPT_THREADS: r = parse_int("--threads", optarg, 1, &o->threads); break;
@@ -258,6 +273,7 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		case OPT_KILL_TARGET: r = parse_long("--kill-target-after-recv-us", optarg, 0, LONG_MAX / 1000, &o->kill_target_after_recv_us); break;
 		case OPT_KILL_SUPERVISOR: r = parse_long("--kill-supervisor-after-recv-us", optarg, 0, LONG_MAX / 1000, &o->kill_supervisor_after_recv_us); break;
 		case OPT_CLOSE: o->close_listener_after_recv = true; break;
+		case OPT_STOP_TARGET: r = parse_long("--stop-target-us", optarg, 0, LONG_MAX / 1000, &o->stop_target_us); break;
 		case OPT_PIDNS: o->pidns = true; break;
 		case OPT_TRUTH: o->truth = optarg; break;
 		case OPT_RUN: o->run = optarg; break;
@@ -274,10 +290,9 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 	}
 	if (r)
 		return -1;
-	if (optind < argc) {
-		fprintf(stderr, "nw-workload: unexpected argument '%s' (see --help)\n", argv[optind]);
-		return -1;
-	}
+	/* "+": options stop at PROGRAM, whose own options stay its own */
+	if (optind < argc)
+		o->exec_argv = &argv[optind];
 	o->nr = seccomp_syscall_resolve_name(o->syscall_name);
 	if (o->nr == __NR_SCMP_ERROR) {
 		fprintf(stderr, "nw-workload: unknown syscall '%s'\n", o->syscall_name);

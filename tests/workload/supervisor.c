@@ -78,6 +78,81 @@ static void kill_target(struct nw_slot *s, uint64_t id)
 	NW_COUNT(kills);
 }
 
+/* The stop signal is a "signal" record: the tracer sees it in the wait. */
+static void stop_target(struct nw_slot *s, const char *id)
+{
+	uint64_t t0, t1;
+	int r, e;
+
+	t0 = nw_now();
+	r = syscall(__NR_tgkill, s->pid, s->tid, SIGSTOP);
+	e = r ? errno : 0;
+	t1 = nw_now();
+	truth_emit("signal", "\"sender_pid\":%d,\"target_pid\":%d,\"target_tid\":%d,"
+		   "\"sig\":%d,\"phase\":\"stop\",\"id\":%s,\"t_before\":%llu,"
+		   "\"t_after\":%llu,\"ret\":%d,\"errno\":%d",
+		   self, s->pid, s->tid, SIGSTOP, id, ull(t0), ull(t1), r, e);
+	NW_COUNT(signals);
+}
+
+/* The target's state letter from /proc (T: stopped), or '?'. */
+static char task_state(const struct nw_slot *s)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", s->pid, s->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
+/*
+ * Waits (until @deadline) to see the target stopped: it stops on its way
+ * out of the syscall, so it had returned by the returned time. 0: never.
+ */
+static uint64_t wait_stopped(const struct nw_slot *s, uint64_t deadline)
+{
+	uint64_t t;
+
+	do {
+		char state = task_state(s);
+
+		t = nw_now();
+		if (state == 'T' || state == 't')
+			return t;
+		usleep(20);
+	} while (t < deadline);
+	return 0;
+}
+
+/* "cont": SIGCONT, with when the target was first seen stopped. */
+static void continue_target(struct nw_slot *s, const char *id, uint64_t t_stopped)
+{
+	uint64_t t0, t1;
+	char seen[24] = "null";
+	int r, e;
+
+	if (t_stopped)
+		snprintf(seen, sizeof(seen), "%llu", ull(t_stopped));
+	t0 = nw_now();
+	r = kill(s->pid, SIGCONT);
+	e = r ? errno : 0;
+	t1 = nw_now();
+	truth_emit("cont", "\"sender_pid\":%d,\"target_pid\":%d,\"target_tid\":%d,"
+		   "\"id\":%s,\"stopped_seen\":%s,\"t_before\":%llu,"
+		   "\"t_after\":%llu,\"ret\":%d,\"errno\":%d",
+		   self, s->pid, s->tid, id, seen, ull(t0), ull(t1), r, e);
+}
+
 static int send_resp(int fd, uint64_t id, const char *kind, long val, int error, unsigned int flags)
 {
 	struct seccomp_notif_resp resp = {
@@ -263,7 +338,17 @@ static int handle_one(struct listener *l)
 		close_listener(l, req.id);
 		return -1;
 	}
+	if (s && nw_opts.stop_target_us >= 0)
+		stop_target(s, idbuf);
+	t0 = nw_now();
 	reply(l->fd, req.id);
+	if (s && nw_opts.stop_target_us >= 0) {
+		uint64_t until = t0 + nw_opts.stop_target_us * 1000ULL;
+		uint64_t t_stopped = wait_stopped(s, until);
+
+		nw_sleep_until(until);
+		continue_target(s, idbuf, t_stopped);
+	}
 	return 0;
 }
 

@@ -2,7 +2,7 @@
 /*
  * Target processes: install the filter, hand the listener to the
  * supervisor, then T threads each make K intercepted syscalls, retrying
- * on EINTR like the Go runtime does.
+ * on EINTR like the Go runtime does (or, in exec mode, exec PROGRAM).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -192,6 +192,8 @@ int nw_target_main(int target_idx, int sock)
 	truth_emit("target", "\"pid\":%d,\"ns_pid\":%d,\"target\":%d,\"listener\":%d",
 		   ids.pid, ids.ns_pid, target_idx,
 		   nw_opts.shared_listener ? 0 : target_idx);
+	if (nw_opts.exec_argv)
+		return nw_exec_program(target_idx);
 
 	args = calloc(nthreads, sizeof(*args));
 	if (!args)

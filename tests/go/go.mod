@@ -1,0 +1,3 @@
+module notifwait/tests/go
+
+go 1.19
