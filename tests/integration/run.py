@@ -39,8 +39,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(repo, "build"),
                     help="directory with notifwait and nw-workload (default: the checkout's build/)")
     ap.add_argument("--scratch", help="directory for output files (default: a fresh mkdtemp)")
-    ap.add_argument("-k", dest="pattern", help="run only tests whose name contains PATTERN "
-                    "(or matches it as a glob)")
+    ap.add_argument("-k", dest="patterns", action="append",
+                    help="run only tests whose name contains PATTERN (or matches it as a "
+                    "glob); may be given more than once")
     ap.add_argument("--keep", action="store_true",
                     help="keep the scratch files (kept anyway when a test fails)")
     ap.add_argument("--backend", help="run every tracer with --backend BACKEND "
@@ -58,8 +59,9 @@ def main():
     tests = scenarios.TESTS + badinput.TESTS
     for mod in suite_modules():
         tests = tests + mod.TESTS
-    if args.pattern:
-        tests = [t for t in tests if args.pattern in t[0] or fnmatch.fnmatch(t[0], args.pattern)]
+    if args.patterns:
+        tests = [t for t in tests if any(p in t[0] or fnmatch.fnmatch(t[0], p)
+                                         for p in args.patterns)]
 
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
     for name, fn in tests:

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Inside the VM: notifwait's integration suite once per backend (the seed
+# kernel lets fentry load), each scratch in the guest's tmpfs. Prints the
+# per-backend lines and their sum as "N passed, N failed, N skipped".
+#   guest-suite.sh BUILD    NW_VM_BACKENDS="fentry tracepoint"
+#   NW_VM_TESTS="pat1 pat2" runs only tests matching one of the patterns.
+set -uo pipefail
+build=${1:-build}
+backends=${NW_VM_BACKENDS:-fentry tracepoint}
+passed=0 failed=0 skipped=0 rc=0
+ks=()
+for pat in ${NW_VM_TESTS:-}; do ks+=(-k "$pat"); done
+for backend in $backends; do
+	log=/tmp/nw-suite-$backend.log
+	echo "== notifwait suite, backend $backend"
+	python3 tests/integration/run.py --build "$build" --scratch "/tmp/nw-it-$backend" \
+		--backend "$backend" "${ks[@]}" 2>&1 | tee "$log" | sed "s/^/[$backend] /"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		failed=$((failed + 1))
+		continue
+	fi
+	read -r p f s < <(sed -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?.*/\1 \2 \3/' <<<"$line")
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
