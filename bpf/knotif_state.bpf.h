@@ -96,13 +96,6 @@ struct {
 } traced SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct nw_knotif_event);
-} scratch SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 * 1024 * 1024);
 } records SEC(".maps");
@@ -151,42 +144,51 @@ static __always_inline __u32 task_vtid(struct task_struct *task)
 }
 
 /* Start following a notification; returns its state or NULL. */
+/* Zeroes for a new entry: built in place, no per-CPU scratch to share. */
+static const struct nw_knotif_event empty_knotif = {};
+
+/* Start following a notification; returns its state or NULL. */
 static __always_inline struct nw_knotif_event *
 track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 {
 	struct nw_knotif_key key = { .filter = v->filter, .id = v->id };
 	struct task_struct *task = v->task;
 	struct nw_knotif_event *e;
-	__u32 zero = 0, tid, tgid;
+	__u32 tid, tgid;
 	long err;
 
-	e = bpf_map_lookup_elem(&scratch, &zero);
-	if (!e)
-		return NULL;
-	__builtin_memset(e, 0, sizeof(*e));
-	e->kind = NW_REC_KNOTIF;
-	e->key = key;
-	tid = BPF_CORE_READ(task, pid);
-	tgid = BPF_CORE_READ(task, tgid);
-	e->target_tid = tid;
-	e->target_tgid = tgid;
-	e->target_vtid = task_vtid(task);
-	e->nr = v->nr;
-	e->arch = v->arch;
-	e->filter_killable = v->filter_killable;
-	e->notify_source = source;
-	if (source != NW_SEEN_RECV)
-		e->t_notify_ns = now;
-	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
-	err = bpf_map_update_elem(&knotifs, &key, e, BPF_NOEXIST);
+	/*
+	 * fentry programs are preemptible: a per-CPU scratch buffer could be
+	 * reused under us, so the entry is created empty and filled in place.
+	 */
+	err = bpf_map_update_elem(&knotifs, &key, &empty_knotif, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
 		__sync_fetch_and_add(&counters.dropped_knotifs, 1);
 		return NULL;
 	}
-	/* -EEXIST: the other side (target or supervisor) was first */
+	e = bpf_map_lookup_elem(&knotifs, &key);
+	if (!e)
+		return NULL;
+	tid = BPF_CORE_READ(task, pid);
+	tgid = BPF_CORE_READ(task, tgid);
+	if (!err) {
+		/* -EEXIST: the other side (target or supervisor) was first */
+		e->kind = NW_REC_KNOTIF;
+		e->key = key;
+		e->target_tid = tid;
+		e->target_tgid = tgid;
+		e->target_vtid = task_vtid(task);
+		e->nr = v->nr;
+		e->arch = v->arch;
+		e->filter_killable = v->filter_killable;
+		e->notify_source = source;
+		if (source != NW_SEEN_RECV)
+			e->t_notify_ns = now;
+		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	}
 	bpf_map_update_elem(&waiting, &tid, &key, BPF_ANY);
 	bpf_map_update_elem(&waiting_tgid, &tgid, &tid, BPF_ANY);
-	return bpf_map_lookup_elem(&knotifs, &key);
+	return e;
 }
 
 static __always_inline struct nw_knotif_event *knotif_of_tid(__u32 tid)
@@ -194,6 +196,16 @@ static __always_inline struct nw_knotif_event *knotif_of_tid(__u32 tid)
 	struct nw_knotif_key *key = bpf_map_lookup_elem(&waiting, &tid);
 
 	return key ? bpf_map_lookup_elem(&knotifs, key) : NULL;
+}
+
+/* Whether the current task has an unblocked signal pending. */
+static __always_inline bool signal_pending_now(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u64 pending = BPF_CORE_READ(cur, pending.signal.sig[0]) |
+			BPF_CORE_READ(cur, signal, shared_pending.signal.sig[0]);
+
+	return pending & ~BPF_CORE_READ(cur, blocked.sig[0]);
 }
 
 /*
@@ -211,7 +223,14 @@ static __always_inline void note_sleep(struct nw_knotif_event *e,
 	e->killable_sleeps++;
 	if (!e->t_killable_ns) {
 		e->t_killable_ns = now;
-		e->killable_cause = e->wake_cause ? e->wake_cause :
+		e->killable_cause = e->wake_cause;
+		/*
+		 * The sender's signal_generate fires after the wake-up, so the
+		 * target may get here first: a pending signal is the cause.
+		 */
+		if (!e->killable_cause)
+			e->killable_cause = signal_pending_now() ?
+						    NW_CAUSE_SIGNAL :
 						    NW_CAUSE_RECV;
 	}
 }
