@@ -244,6 +244,14 @@ static __always_inline void detect_waiting(struct task_struct *task,
 
 	if (!task_find_knotif(task, &v))
 		return;
+	/*
+	 * The list is read without notify_lock and the knotif lives on the
+	 * target's stack: one read as its syscall returns may be torn. Keep
+	 * it only if the list still holds that id for that task.
+	 */
+	if (v.task != task || v.state > 2 ||
+	    listener_find((struct seccomp_filter *)v.filter, 0, v.id) != v.kn)
+		return;
 	key.filter = v.filter;
 	key.id = v.id;
 	if (bpf_map_lookup_elem(&knotifs, &key))

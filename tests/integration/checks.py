@@ -431,6 +431,15 @@ class Checker:
         n_attempts = sum(len(v) for v in self.attempts.values())
         unmatched = [a for v in self.attempts.values() for a in v
                      if (a["tid"], a["t_before"]) not in self.notif_of_attempt]
+        # The tracepoint backend cannot see a notification that a signal
+        # pending beforehand aborts at once, while no supervisor waits: the
+        # target neither wakes anyone nor sleeps, and RECV never has it.
+        # Tolerated when rare (1%); the fentry backend's bracket sees them.
+        unseen = [a for a in unmatched if a["errno"] == EINTR
+                  and not any(r.get("pid") == a["tid"] and a["t_before"] <= r["t_after"]
+                              and r["t_before"] <= a["t_after"] for r in self.recv.values())]
+        if len(unseen) <= max(1, n_attempts // 100):
+            unmatched = [a for a in unmatched if a not in unseen]
         if unmatched:
             a = unmatched[0]
             self.problems.append(f"{len(unmatched)} of {n_attempts} syscall attempts have no notif "

@@ -127,6 +127,8 @@ def t_continue(env):
     trace, truth = checked(env, ["--reply", "continue", "--iterations", "3"], expect_notifs=3)
     for n in trace.notifs:
         expect(n["outcome"] == "continued", f"outcome {n['outcome']}")
+        if n["ret"] is None and n["notify_seen_at"] == "entry":
+            continue  # fentry/kprobe: the CONTINUEd syscall runs after the bracket
         expect(n["ret"] == truth.start["launcher_pid"] or n["ret"] > 0,
                f"ret {n['ret']}: getppid should really run")
 
