@@ -44,6 +44,8 @@ def main():
                     "glob); may be given more than once")
     ap.add_argument("--keep", action="store_true",
                     help="keep the scratch files (kept anyway when a test fails)")
+    ap.add_argument("--suites", help="comma-separated suite_NAME modules to run besides the "
+                    "core scenarios (default: all; '' for none)")
     ap.add_argument("--backend", help="run every tracer with --backend BACKEND "
                     "(default: the tool's own choice)")
     args = ap.parse_args()
@@ -57,8 +59,10 @@ def main():
     env = scenarios.Env(build, scratch, backend=args.backend)
 
     tests = scenarios.TESTS + badinput.TESTS
+    wanted = None if args.suites is None else {x for x in args.suites.split(",") if x}
     for mod in suite_modules():
-        tests = tests + mod.TESTS
+        if wanted is None or mod.__name__[len("suite_"):] in wanted:
+            tests = tests + mod.TESTS
     if args.patterns:
         tests = [t for t in tests if any(p in t[0] or fnmatch.fnmatch(t[0], p)
                                          for p in args.patterns)]

@@ -92,8 +92,14 @@ def t_backends_agree(env):
     expect(mine <= set(f), f"{len(mine - set(f))} received ids missing")
     for i, a in f.items():
         b = tp[i]
-        for k in ("outcome", "target_tid", "supervisor_pid", "syscall", "killable_recv"):
+        for k in ("outcome", "target_tid", "syscall", "killable_recv"):
             expect(a[k] == b[k], f"notif {i}: {k} fentry={a[k]!r} tracepoint={b[k]!r}")
+        # the tracepoint backend can miss a RECV whose notification is gone
+        # (interrupted) before the RECV returns; the fentry one cannot
+        expect(a["supervisor_pid"] == b["supervisor_pid"] or
+               (b["supervisor_pid"] is None and a["outcome"].startswith("interrupted")),
+               f"notif {i}: supervisor_pid fentry={a['supervisor_pid']} "
+               f"tracepoint={b['supervisor_pid']} ({a['outcome']})")
         expect(len(a["signals"]) == len(b["signals"]),
                f"notif {i}: {len(a['signals'])} signals (fentry) vs {len(b['signals'])}")
         expect([s["effect"] for s in a["signals"]] == [s["effect"] for s in b["signals"]],

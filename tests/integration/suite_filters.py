@@ -48,7 +48,8 @@ def t_pid_filter(env):
     """-p TGID system-wide: only that target's notifications, all of those
     made after the tracer attached, none of a second workload's."""
     out = env.path("notifwait.jsonl")
-    args = ["--iterations", "300", "--handle-us", "1000"]
+    # long enough for the tracer to attach meanwhile, also under emulation
+    args = ["--iterations", "1500", "--handle-us", "1000"]
     paths = [env.path(f"{tag}.truth.jsonl") for tag in ("a", "b")]
     procs, tracer = [], None
     try:
