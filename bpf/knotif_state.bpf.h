@@ -61,12 +61,36 @@ struct {
 } waiting_tgid SEC(".maps");
 
 /* fentry backend: tid -> when it entered the notification bracket */
+struct nw_entered {
+	__u64 t_ns;
+	__u64 filter; /* the bracket's match, 0 when only the caller is hooked */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct nw_entered);
 } entered SEC(".maps");
+
+/*
+ * A RECV whose notification the list walk could not find (the list changes
+ * under the walk): kept until the target's side starts following it.
+ */
+struct nw_recv_seen {
+	__u64 t_recv_ns;
+	__u32 supervisor_tgid;
+	__u32 supervisor_seen_pid;
+	__u8 recv_flag;
+	char supervisor_comm[NW_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct nw_knotif_key);
+	__type(value, struct nw_recv_seen);
+} recv_seen SEC(".maps");
 
 /* LRU: a signal that stays blocked is never delivered, nor deleted. */
 struct {
@@ -144,6 +168,23 @@ static __always_inline __u32 task_vtid(struct task_struct *task)
 }
 
 /* Start following a notification; returns its state or NULL. */
+/* What a RECV saw before the notification was followed. */
+static __always_inline void take_recv_seen(struct nw_knotif_event *e)
+{
+	struct nw_recv_seen *r = bpf_map_lookup_elem(&recv_seen, &e->key);
+
+	if (!r)
+		return;
+	e->t_recv_ns = r->t_recv_ns;
+	e->supervisor_tgid = r->supervisor_tgid;
+	e->supervisor_seen_pid = r->supervisor_seen_pid;
+	e->recv_flag = r->recv_flag;
+	if (r->recv_flag)
+		e->wake_cause = NW_CAUSE_RECV;
+	__builtin_memcpy(e->supervisor_comm, r->supervisor_comm, NW_COMM_LEN);
+	bpf_map_delete_elem(&recv_seen, &e->key);
+}
+
 /* Zeroes for a new entry: built in place, no per-CPU scratch to share. */
 static const struct nw_knotif_event empty_knotif = {};
 
@@ -185,6 +226,7 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 		if (source != NW_SEEN_RECV)
 			e->t_notify_ns = now;
 		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+		take_recv_seen(e);
 	}
 	bpf_map_update_elem(&waiting, &tid, &key, BPF_ANY);
 	bpf_map_update_elem(&waiting_tgid, &tgid, &tid, BPF_ANY);

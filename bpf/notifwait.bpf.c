@@ -138,12 +138,12 @@ int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 
 /* ---- fentry backend --------------------------------------------------- */
 
-static __always_inline void notify_enter(void)
+static __always_inline void notify_enter(__u64 filter)
 {
 	__u32 tid = bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
+	struct nw_entered en = { .t_ns = bpf_ktime_get_ns(), .filter = filter };
 
-	bpf_map_update_elem(&entered, &tid, &now, BPF_ANY);
+	bpf_map_update_elem(&entered, &tid, &en, BPF_ANY);
 }
 
 /*
@@ -183,7 +183,8 @@ static __always_inline int func_ret(void *ctx)
 SEC("fentry/seccomp_do_user_notification")
 int BPF_PROG(fentry_notify)
 {
-	notify_enter();
+	/* (this_syscall, match, sd): the filter is the second argument */
+	notify_enter(ctx[1]);
 	return 0;
 }
 
@@ -199,7 +200,7 @@ SEC("fentry/__seccomp_filter")
 int BPF_PROG(fentry_filter)
 {
 	if (task_has_listener(bpf_get_current_task_btf()))
-		notify_enter();
+		notify_enter(0);
 	return 0;
 }
 
@@ -221,31 +222,38 @@ static __always_inline void wait_begin(struct completion *x, bool killable)
 	struct nw_knotif_event *e;
 	struct nw_knotif_view v = {};
 	struct nw_knotif_key key;
-	__u64 *t_enter, now = bpf_ktime_get_ns();
+	struct nw_entered *en;
+	__u64 kn, now = bpf_ktime_get_ns();
 
-	t_enter = bpf_map_lookup_elem(&entered, &tid);
-	if (!t_enter)
+	en = bpf_map_lookup_elem(&entered, &tid);
+	if (!en)
 		return; /* not a seccomp wait: most callers leave here */
 	e = knotif_of_tid(tid);
 	if (!e) {
-		if (!task_find_knotif(cur, &v) ||
-		    v.kn + bpf_core_field_offset(struct seccomp_knotif,
-						 ready) != (__u64)x)
+		/* x is &knotif->ready: no list walk when the filter is known */
+		kn = (__u64)x - bpf_core_field_offset(struct seccomp_knotif, ready);
+		if (en->filter) {
+			if (BPF_CORE_READ((struct seccomp_knotif *)kn, task) !=
+			    cur)
+				return;
+			read_knotif(en->filter, kn, &v);
+		} else if (!task_find_knotif(cur, &v) || v.kn != kn) {
 			return;
+		}
 		key.filter = v.filter;
 		key.id = v.id;
 		e = bpf_map_lookup_elem(&knotifs, &key);
 		if (!e) {
 			if (!target_wanted(cur, v.nr, false))
 				return;
-			e = track_knotif(&v, NW_SEEN_ENTRY, *t_enter);
+			e = track_knotif(&v, NW_SEEN_ENTRY, en->t_ns);
 			if (!e)
 				return;
 		}
 	}
 	if (e->notify_source == NW_SEEN_RECV) {
 		/* RECV was first: the bracket's entry is still the start */
-		e->t_notify_ns = *t_enter;
+		e->t_notify_ns = en->t_ns;
 		e->notify_source = NW_SEEN_ENTRY;
 	}
 	note_sleep(e, killable, now);
@@ -293,7 +301,8 @@ int BPF_PROG(fexit_notify_ioctl)
 SEC("kprobe")
 int BPF_KPROBE(kp_notify_enter)
 {
-	notify_enter();
+	/* a clone may have dropped arguments: find the filter by walking */
+	notify_enter(0);
 	return 0;
 }
 

@@ -28,6 +28,22 @@ struct {
 } inflight SEC(".maps");
 
 
+/* RECV returned a notification the walk missed: keep what it saw. */
+static __always_inline void remember_recv(struct nw_knotif_key *key,
+					  struct seccomp_notif *unotif,
+					  struct ioctl_inflight *io, __u64 now)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct nw_recv_seen r = {};
+
+	r.t_recv_ns = now;
+	r.supervisor_tgid = cur->tgid;
+	r.supervisor_seen_pid = unotif->pid;
+	r.recv_flag = !!(io->flags & NW_USER_NOTIF_FLAG_WAIT_KILLABLE);
+	BPF_CORE_READ_STR_INTO(&r.supervisor_comm, cur, comm);
+	bpf_map_update_elem(&recv_seen, key, &r, BPF_ANY);
+}
+
 static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 					 __u64 now)
 {
@@ -49,8 +65,10 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 		/* The target never slept or woke anyone before RECV. */
 		kn = listener_find((struct seccomp_filter *)key.filter, 0,
 				   key.id);
-		if (!kn)
+		if (!kn) {
+			remember_recv(&key, &unotif, io, now);
 			return;
+		}
 		read_knotif(key.filter, kn, &v);
 		if (!target_wanted(v.task, v.nr,
 				   filter_traced && is_traced(cur->tgid)))
