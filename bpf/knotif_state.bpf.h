@@ -325,6 +325,7 @@ static __always_inline void note_prior_signal(struct task_struct *task,
 		if ((pending >> (sig - 1)) & 1)
 			break;
 	e->signals[0].sig = sig;
+	e->signals[0].t_sent_ns = 0;
 	e->signals[0].sender_tgid = 0;
 	e->signals[0].before_wait = 1;
 	e->nsignals = 1;

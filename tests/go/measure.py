@@ -38,7 +38,7 @@ def fmt(v, scale):
     if v is None:
         return "-"
     if scale is None:
-        return f"{100 * v:.1f}%"
+        return f"{100 * v:.2f}%"
     return f"{v / scale:.1f}" if scale != 1 else str(v)
 
 
@@ -46,8 +46,8 @@ def span(vals, scale):
     got = [v for v in vals if v is not None]
     if not got:
         return "-"
-    lo, hi = min(got), max(got)
-    return fmt(lo, scale) if lo == hi else f"{fmt(lo, scale)}-{fmt(hi, scale)}"
+    lo, hi = fmt(min(got), scale), fmt(max(got), scale)
+    return lo if lo == hi else f"{lo}-{hi}"
 
 
 def main():

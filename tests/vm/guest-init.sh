@@ -119,6 +119,10 @@ step_selftest() {
 step_suite() {
 	local log=$NW_VM_RUN/suite.log rc=0 cmd=${VM_GUEST_SUITE:-} line p f s
 	step_start=$(uptime_s)
+	if [ "$cmd" = none ]; then
+		result suite 0 0 1 "not run: NW_GUEST_SUITE=none"
+		return
+	fi
 	if [ -z "$cmd" ]; then
 		if [ -e "$VM_ROOT/tests/integration/run.py" ]; then
 			cmd="python3 tests/integration/run.py --build $VM_BUILD --scratch /tmp/nw-it"
