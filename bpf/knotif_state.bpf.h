@@ -35,6 +35,8 @@ struct sigpend_key {
 struct sigpend_val {
 	struct nw_knotif_key key;
 	__u64 t_sent_ns;
+	__u32 sender_tgid;
+	__u32 pad;
 };
 
 struct {
@@ -82,7 +84,11 @@ struct nw_recv_seen {
 	__u32 supervisor_tgid;
 	__u32 supervisor_seen_pid;
 	__u8 recv_flag;
+	__u8 reply_kind; /* a reply that also came before the target's side */
 	char supervisor_comm[NW_COMM_LEN];
+	__u64 t_reply_ns;
+	__s64 reply_val;
+	__s32 reply_error;
 };
 
 struct {
@@ -175,13 +181,22 @@ static __always_inline void take_recv_seen(struct nw_knotif_event *e)
 
 	if (!r)
 		return;
-	e->t_recv_ns = r->t_recv_ns;
-	e->supervisor_tgid = r->supervisor_tgid;
-	e->supervisor_seen_pid = r->supervisor_seen_pid;
-	e->recv_flag = r->recv_flag;
-	if (r->recv_flag)
-		e->wake_cause = NW_CAUSE_RECV;
-	__builtin_memcpy(e->supervisor_comm, r->supervisor_comm, NW_COMM_LEN);
+	if (r->t_recv_ns) {
+		e->t_recv_ns = r->t_recv_ns;
+		e->supervisor_tgid = r->supervisor_tgid;
+		e->supervisor_seen_pid = r->supervisor_seen_pid;
+		e->recv_flag = r->recv_flag;
+		if (r->recv_flag)
+			e->wake_cause = NW_CAUSE_RECV;
+		__builtin_memcpy(e->supervisor_comm, r->supervisor_comm,
+				 NW_COMM_LEN);
+	}
+	if (r->reply_kind) {
+		e->t_reply_ns = r->t_reply_ns;
+		e->reply_kind = r->reply_kind;
+		e->reply_val = r->reply_val;
+		e->reply_error = r->reply_error;
+	}
 	bpf_map_delete_elem(&recv_seen, &e->key);
 }
 
@@ -418,6 +433,7 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 		sk.tid = tid;
 		sv.key = e->key;
 		sv.t_sent_ns = now;
+		sv.sender_tgid = s->sender_tgid;
 		bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
 	}
 }
@@ -437,6 +453,7 @@ static __always_inline void record_delivery(int sig)
 	d.sig = sig;
 	d.key = sv->key;
 	d.t_sent_ns = sv->t_sent_ns;
+	d.sender_tgid = sv->sender_tgid;
 	d.t_delivered_ns = bpf_ktime_get_ns();
 	emit(&d, sizeof(d));
 	bpf_map_delete_elem(&sigpend, &sk);

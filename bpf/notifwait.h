@@ -115,6 +115,8 @@ struct nw_signal_delivered_event {
 	struct nw_knotif_key key;
 	__u64 t_sent_ns;
 	__u64 t_delivered_ns;
+	__u32 sender_tgid;
+	__u32 pad;
 };
 
 struct nw_addfd_event {

@@ -34,14 +34,17 @@ static __always_inline void remember_recv(struct nw_knotif_key *key,
 					  struct ioctl_inflight *io, __u64 now)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	struct nw_recv_seen r = {};
+	struct nw_recv_seen fresh = {}, *r;
 
-	r.t_recv_ns = now;
-	r.supervisor_tgid = cur->tgid;
-	r.supervisor_seen_pid = unotif->pid;
-	r.recv_flag = !!(io->flags & NW_USER_NOTIF_FLAG_WAIT_KILLABLE);
-	BPF_CORE_READ_STR_INTO(&r.supervisor_comm, cur, comm);
-	bpf_map_update_elem(&recv_seen, key, &r, BPF_ANY);
+	bpf_map_update_elem(&recv_seen, key, &fresh, BPF_NOEXIST);
+	r = bpf_map_lookup_elem(&recv_seen, key);
+	if (!r)
+		return;
+	r->t_recv_ns = now;
+	r->supervisor_tgid = cur->tgid;
+	r->supervisor_seen_pid = unotif->pid;
+	r->recv_flag = !!(io->flags & NW_USER_NOTIF_FLAG_WAIT_KILLABLE);
+	BPF_CORE_READ_STR_INTO(&r->supervisor_comm, cur, comm);
 }
 
 static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
@@ -92,9 +95,24 @@ static __always_inline void note_reply(struct ioctl_inflight *io, __u8 kind,
 				       __s64 val, __s32 error)
 {
 	struct nw_knotif_event *e = bpf_map_lookup_elem(&knotifs, &io->key);
+	struct nw_recv_seen fresh = {}, *r;
 
-	if (!e)
+	if (!e) {
+		/* the target's side may start following it only now */
+		r = bpf_map_lookup_elem(&recv_seen, &io->key);
+		if (!r) {
+			bpf_map_update_elem(&recv_seen, &io->key, &fresh,
+					    BPF_NOEXIST);
+			r = bpf_map_lookup_elem(&recv_seen, &io->key);
+			if (!r)
+				return;
+		}
+		r->t_reply_ns = io->t_enter_ns;
+		r->reply_kind = kind;
+		r->reply_val = val;
+		r->reply_error = error;
 		return;
+	}
 	e->t_reply_ns = io->t_enter_ns;
 	e->reply_kind = kind;
 	e->reply_val = val;

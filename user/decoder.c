@@ -28,7 +28,8 @@ static void on_delivered(struct decoder *d,
 	struct knotif *k = knotif_table_find(d->table, &s->key);
 
 	if (k)
-		knotif_set_delivered(k, s->sig, s->t_sent_ns, s->t_delivered_ns);
+		knotif_set_delivered(k, s->sig, s->t_sent_ns, s->t_delivered_ns,
+				     s->sender_tgid);
 }
 
 static void on_addfd(struct decoder *d, const struct nw_addfd_event *a)

@@ -106,17 +106,43 @@ void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a)
 }
 
 void knotif_set_delivered(struct knotif *k, __u32 sig, __u64 t_sent_ns,
-			  __u64 t_delivered_ns)
+			  __u64 t_delivered_ns, __u32 sender_tgid)
 {
 	unsigned int i, n = k->ev.nsignals;
+	struct nw_signal *s;
 
 	for (i = 0; i < n && i < NW_MAX_SIGNALS; i++) {
-		if (k->ev.signals[i].sig == sig &&
-		    k->ev.signals[i].t_sent_ns == t_sent_ns) {
+		s = &k->ev.signals[i];
+		if (s->sig == sig && s->t_sent_ns == t_sent_ns) {
 			k->t_delivered_ns[i] = t_delivered_ns;
 			return;
 		}
 	}
+	if (!t_sent_ns)
+		return;
+	/* guessed as pending before the wait, but sent during it */
+	for (i = 0; i < n && i < NW_MAX_SIGNALS; i++) {
+		s = &k->ev.signals[i];
+		if (s->sig == sig && s->before_wait && !s->t_sent_ns) {
+			s->t_sent_ns = t_sent_ns;
+			s->sender_tgid = sender_tgid;
+			s->before_wait = 0;
+			s->after_recv = k->ev.t_recv_ns &&
+					t_sent_ns >= k->ev.t_recv_ns;
+			k->t_delivered_ns[i] = t_delivered_ns;
+			return;
+		}
+	}
+	/* recorded after the record was copied out */
+	if (n >= NW_MAX_SIGNALS)
+		return;
+	s = &k->ev.signals[n];
+	s->sig = sig;
+	s->t_sent_ns = t_sent_ns;
+	s->sender_tgid = sender_tgid;
+	s->after_recv = k->ev.t_recv_ns && t_sent_ns >= k->ev.t_recv_ns;
+	k->t_delivered_ns[n] = t_delivered_ns;
+	k->ev.nsignals = n + 1;
 }
 
 static bool signal_queued(const struct nw_signal *s)

@@ -86,8 +86,13 @@ const char *nw_reply_kind_name(__u8 kind);
 const char *nw_notify_source_name(__u8 source);
 
 void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a);
+/*
+ * A delivery of a signal recorded during the wait. The record may have been
+ * copied out while the sender's CPU was still filling the signal in (the
+ * target returns on another CPU): the delivery then completes it.
+ */
 void knotif_set_delivered(struct knotif *k, __u32 sig, __u64 t_sent_ns,
-			  __u64 t_delivered_ns);
+			  __u64 t_delivered_ns, __u32 sender_tgid);
 /* True while a queued signal of the record still waits for delivery. */
 bool knotif_awaits_delivery(const struct knotif *k);
 /* Computes outcome, effects and reply_reached from what is known. */

@@ -14,3 +14,10 @@ $(BUILD)/go-target: $(GO_SRCS) | $(DEPS_STAMP)
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(BUILD)/go
 	$(Q)cd $(GO_DIR) && $(GO_ENV) $(GO) build -trimpath -o $(abspath $@) .
+
+# make test / test-host build it when they can: without it (no golang-go)
+# the Go tests of tests/integration/suite_go.py skip instead of failing.
+.PHONY: go-target-optional
+go-target-optional:
+	-$(Q)$(MAKE) --no-print-directory $(BUILD)/go-target
+test test-host: go-target-optional

@@ -246,7 +246,8 @@ class GoRun:
         send = self.sends.get(n["id"])
         t_del = s["t_delivered_ns"]
         if send is None or t_del is None or call is None or call["t_after"] is None:
-            self.p.append(f"notif {n['id']}: deferred SIGURG, SEND {send}, delivered {t_del}")
+            self.p.append(f"notif {n['id']} ({n['outcome']}): SIGURG reported deferred, but "
+                          f"SEND {send}, delivered {t_del}, go call {call}")
             return
         lo = max(send["t_before"], n["t_return_ns"]) - s["t_sent_ns"]
         hi = call["t_after"] - s["t_sent_ns"]
@@ -259,12 +260,14 @@ class GoRun:
         out = {o: sum(1 for n in ns if n["outcome"] == o)
                for o in ("replied",) + INTERRUPTED + ("killed",)}
         sigs = [s for n in ns for s in n["signals"]]
-        pend = sorted(s["pending_ns"] for s in sigs if s["effect"] == "deferred")
+        pend = sorted(s["pending_ns"] for s in sigs
+                      if s["effect"] == "deferred" and s["pending_ns"] is not None)
         handle = sorted(n["handle_ns"] for n in ns if n["outcome"] == "replied")
         wake = sorted(n["wake_ns"] for n in ns if n["outcome"] == "replied")
         # what a deferred SIGURG waited beyond the rest of the handle time
         late = sorted(s["pending_ns"] - (n["t_reply_ns"] - s["t_sent_ns"])
-                      for n in ns for s in n["signals"] if s["effect"] == "deferred")
+                      for n in ns for s in n["signals"] if s["effect"] == "deferred"
+                      and None not in (n["t_reply_ns"], s["pending_ns"], s["t_sent_ns"]))
         urg = [s for s in sigs if s["sig"] == SIGURG]
         return {
             "notifications": len(ns), **out,

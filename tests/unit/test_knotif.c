@@ -132,9 +132,31 @@ TEST(delivery_matches_signal_and_time)
 
 	add_signal(&k, SIGURG, 25, 0, 0);
 	add_signal(&k, SIGURG, 28, 0, 0);
-	knotif_set_delivered(&k, SIGURG, 28, 50);
+	knotif_set_delivered(&k, SIGURG, 28, 50, 7);
 	EXPECT_EQ(k.t_delivered_ns[0], 0);
 	EXPECT_EQ(k.t_delivered_ns[1], 50);
+	EXPECT_EQ(k.ev.nsignals, 2);
+}
+
+TEST(delivery_completes_a_signal_copied_out_too_early)
+{
+	struct knotif k = replied_after(NW_REPLY_NONE, -512);
+
+	/* guessed as pending before the wait, with no send time */
+	add_signal(&k, SIGURG, 0, 0, 0);
+	k.ev.signals[0].before_wait = 1;
+	knotif_set_delivered(&k, SIGURG, 35, 45, 9);
+	EXPECT_EQ(k.ev.nsignals, 1);
+	EXPECT_EQ(k.ev.signals[0].t_sent_ns, 35);
+	EXPECT_EQ(k.ev.signals[0].sender_tgid, 9);
+	EXPECT_EQ(k.ev.signals[0].before_wait, 0);
+	EXPECT_EQ(k.t_delivered_ns[0], 45);
+
+	/* not in the record at all: appended from its delivery */
+	knotif_set_delivered(&k, SIGUSR1, 38, 46, 9);
+	EXPECT_EQ(k.ev.nsignals, 2);
+	EXPECT_EQ(k.ev.signals[1].sig, SIGUSR1);
+	EXPECT_EQ(k.t_delivered_ns[1], 46);
 }
 
 TEST(span_refuses_missing_or_reversed)

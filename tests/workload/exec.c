@@ -14,7 +14,7 @@
 
 #include "nw.h"
 
-#define EXIT_CANNOT_EXEC 127	/* as the shells report it */
+#define EXIT_CANNOT_EXEC 127 /* as the shells report it */
 
 /* The path as a JSON string body: quote, backslash and controls escaped. */
 static void json_escape(const char *in, char *out, size_t size)
@@ -52,11 +52,12 @@ int nw_exec_program(int target_idx)
 		}
 	}
 	json_escape(nw_opts.exec_argv[0], path, sizeof(path));
-	truth_emit("exec", "\"pid\":%d,\"target\":%d,\"path\":\"%s\",\"t\":%llu",
+	truth_emit("exec",
+		   "\"pid\":%d,\"target\":%d,\"path\":\"%s\",\"t\":%llu",
 		   getpid(), target_idx, path, (unsigned long long)nw_now());
 	fflush(NULL);
 	execvp(nw_opts.exec_argv[0], nw_opts.exec_argv);
-	fprintf(stderr, "nw-workload: cannot exec '%s': %s\n", nw_opts.exec_argv[0],
-		strerror(errno));
+	fprintf(stderr, "nw-workload: cannot exec '%s': %s\n",
+		nw_opts.exec_argv[0], strerror(errno));
 	return EXIT_CANNOT_EXEC;
 }
