@@ -51,6 +51,15 @@ def check_header(stderr):
         raise Fail(f"no '{HEADER} ... backend ...' header on stderr: {stderr[:300]!r}")
 
 
+def run_tracer(cmd, timeout):
+    """Runs a tracer command line to its end; fails on a timeout."""
+    try:
+        return subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Fail(f"timed out after {timeout}s: {' '.join(cmd)}")
+
+
 def traced(env, wargs, targs=(), timeout=120, tag="run"):
     """notifwait -j -o OUT [targs] -- nw-workload WARGS --truth TRUTH."""
     out, truth_path = env.path(f"{tag}.notifwait.jsonl"), env.path(f"{tag}.truth.jsonl")
@@ -58,11 +67,7 @@ def traced(env, wargs, targs=(), timeout=120, tag="run"):
         if os.path.exists(f):
             os.unlink(f)
     cmd = [env.tracer, "-j", "-o", out, *targs, "--", env.workload, *wargs, "--truth", truth_path]
-    try:
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise Fail(f"timed out after {timeout}s: {' '.join(cmd)}")
+    p = run_tracer(cmd, timeout)
     refused = [line for line in p.stderr.splitlines() if "refuses" in line]
     if p.returncode == 3 and refused:
         raise Skip(refused[0])

@@ -10,7 +10,7 @@ import os
 import subprocess
 
 from checks import Checker
-from scenarios import check_header, expect
+from scenarios import check_header, expect, run_tracer
 from truth import Fail, Trace, Truth
 
 SIGSTOP, SIGURG = 19, 23
@@ -35,11 +35,7 @@ def run_bound(env, wargs, targs=(), tag="run", timeout=120):
             os.unlink(f)
     cmd = [env.tracer, "-j", "-o", out, "--check-bound", *targs, "--", env.workload,
            *wargs, "--truth", truth_path]
-    try:
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise Fail(f"timed out after {timeout}s: {' '.join(cmd)}")
+    p = run_tracer(cmd, timeout)
     check_header(p.stderr)
     truth = Truth(truth_path)
     want = max((r["exit_code"] for r in truth.ev("summary")), default=None)

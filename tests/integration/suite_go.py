@@ -26,7 +26,7 @@ import os
 import subprocess
 
 from checks import Checker, ENOENT
-from scenarios import check_header, expect
+from scenarios import check_header, expect, run_tracer
 from truth import Fail, Skip, Trace, Truth
 
 SIGKILL, SIGURG = 9, 23
@@ -70,11 +70,7 @@ def run_go(env, wargs, gargs, tag="run", timeout=120):
             os.unlink(f)
     cmd = [env.tracer, "-j", "-o", out, "--", env.workload, *wargs, "--truth", truth_path,
            "--", prog, "-o", rep, *gargs]
-    try:
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise Fail(f"timed out after {timeout}s: {' '.join(cmd)}")
+    p = run_tracer(cmd, timeout)
     check_header(p.stderr)
     truth = Truth(truth_path)
     want = max((r["exit_code"] for r in truth.ev("summary")), default=None)

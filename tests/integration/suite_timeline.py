@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import zlib
 
 from checks import Checker
-from scenarios import check_header, expect
+from scenarios import check_header, expect, run_tracer
 from truth import Fail, Skip, Trace, Truth
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -29,11 +29,7 @@ def run_timeline(env, wargs, targs, tag="run", timeout=120, check=True):
             os.unlink(f)
     cmd = [env.tracer, "-j", "-o", out, *targs, "--", env.workload, *wargs,
            "--truth", truth_path]
-    try:
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise Fail(f"timed out after {timeout}s: {' '.join(cmd)}")
+    p = run_tracer(cmd, timeout)
     check_header(p.stderr)
     expect(p.returncode == 0, f"tracer exited {p.returncode}: {p.stderr[-300:]!r}")
     trace, truth = Trace(out), Truth(truth_path)
