@@ -53,11 +53,13 @@ VM_ROOT=$(realpath "$VM_ROOT")
 mkdir -p "$VM_RUN_BASE"
 VM_RUN_BASE=$(realpath "$VM_RUN_BASE")
 # The guest mounts tmpfs over /tmp and /run: nothing it needs may live there.
-for d in "$VM_ROOT" "$VM_RUN_BASE"; do
-	case $d/ in
-	/tmp/* | /run/*) die "$d is under /tmp or /run, which the guest hides" ;;
-	esac
-done
+case $VM_RUN_BASE/ in
+/tmp/* | /run/*) die "$VM_RUN_BASE is under /tmp or /run, which the guest hides" ;;
+esac
+hidden_root=
+case $VM_ROOT/ in
+/tmp/* | /run/*) hidden_root=$VM_ROOT ;;
+esac
 if [ "$mode" = test ]; then
 	[ -x "${VM_SELFTEST:-}" ] || die "no seccomp_bpf selftest at '${VM_SELFTEST:-}' (make kernel)"
 	[ -x "${VM_FENTRY:-}" ] || die "no fentry_check at '${VM_FENTRY:-}'"
@@ -68,6 +70,18 @@ fi
 
 run=$(mktemp -d "$VM_RUN_BASE/run.XXXXXX")
 chmod 755 "$run"
+if [ -n "$hidden_root" ]; then
+	# A checkout under /tmp (a CI clone, say) is shown to the guest through
+	# a bind mount outside it; paths into it follow.
+	mkdir "$run/checkout"
+	mount --bind "$hidden_root" "$run/checkout" ||
+		die "cannot bind-mount $hidden_root for the guest (needs root)"
+	trap 'umount "$run/checkout" 2>/dev/null' EXIT
+	VM_ROOT=$run/checkout
+	VM_BUILD=${VM_BUILD/#$hidden_root/$VM_ROOT}
+	VM_FENTRY=${VM_FENTRY:+${VM_FENTRY/#$hidden_root/$VM_ROOT}}
+	VM_SELFTEST=${VM_SELFTEST:+${VM_SELFTEST/#$hidden_root/$VM_ROOT}}
+fi
 log=$run/serial.log
 : >"$log"
 {
