@@ -165,6 +165,12 @@ void json_write_knotif_bound(FILE *out, const struct knotif *k,
 	jw_string_or_null(&w, "killable_cause",
 			  e->t_killable_ns ? nw_cause_name(e->killable_cause) :
 					     NULL);
+	/* which form of the killable wait made it killable (seed or upstream) */
+	jw_string_or_null(&w, "killable_by",
+			  !e->t_killable_ns ? NULL :
+			  e->recv_flag	    ? "recv_flag" :
+			  e->filter_killable ? "filter_flag" :
+					      NULL);
 	jw_uint_or_null(&w, "t_reply_ns", t_reply, t_reply);
 	jw_uint_or_null(&w, "t_return_ns", t_return, t_return);
 	span_or_null(&w, "queue_ns", e->t_notify_ns, e->t_recv_ns);

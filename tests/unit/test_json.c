@@ -82,6 +82,7 @@ TEST(knotif_record_nulls_for_what_did_not_happen)
 	EXPECT_TRUE(strstr(s, "\"outcome\":\"interrupted_before_recv\""));
 	EXPECT_TRUE(strstr(s, "\"reply\":null"));
 	EXPECT_TRUE(strstr(s, "\"signals\":[]"));
+	EXPECT_TRUE(strstr(s, "\"killable_by\":null"));
 	EXPECT_TRUE(s[strlen(s) - 1] == '\n');
 	free(s);
 }
