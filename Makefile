@@ -72,7 +72,7 @@ $(BUILD)/notifwait: $(USER_OBJS)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
 
 # Unit tests of the reporter's stages that need no kernel, under ASan+UBSan.
-$(BUILD)/unit-tests: $(UNIT_SRCS) tests/unit/unit.h $(patsubst %,user/%.c,$(USER_CORE)) $(wildcard user/*.h) | $(DEPS_STAMP)
+$(BUILD)/unit-tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(patsubst %,user/%.c,$(USER_CORE)) $(wildcard user/*.h) | $(DEPS_STAMP)
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) -O1 -g $(SAN) $(NW_CFLAGS) -Itests/unit $(UNIT_SRCS) $(patsubst %,user/%.c,$(USER_CORE)) $(LIBS) -o $@
 

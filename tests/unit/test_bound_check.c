@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include "bound_check.h"
 #include "cli.h"
+#include "knotif_fixture.h"
 #include "unit.h"
 
 static const struct bound_config slack50 = { .slack_ns = 50 };
@@ -26,12 +27,7 @@ static struct knotif killable_wait(__u64 reply, __u64 ret)
 
 static void add_signal(struct knotif *k, __u64 sent, __u64 delivered)
 {
-	struct nw_signal *s = &k->ev.signals[k->ev.nsignals];
-
-	s->sig = SIGURG;
-	s->t_sent_ns = sent;
-	s->after_recv = sent >= k->ev.t_recv_ns;
-	k->t_delivered_ns[k->ev.nsignals++] = delivered;
+	fixture_add_signal(k, SIGURG, sent, 0, delivered);
 }
 
 TEST(bound_held_within_slack)

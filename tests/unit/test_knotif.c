@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include "knotif.h"
+#include "knotif_fixture.h"
 #include "unit.h"
 
 static struct knotif replied_after(__u8 reply_kind, long ret)
@@ -21,13 +22,7 @@ static struct knotif replied_after(__u8 reply_kind, long ret)
 static void add_signal(struct knotif *k, int sig, __u64 sent, int result,
 		       __u64 delivered)
 {
-	struct nw_signal *s = &k->ev.signals[k->ev.nsignals];
-
-	s->sig = sig;
-	s->t_sent_ns = sent;
-	s->result = result;
-	s->after_recv = k->ev.t_recv_ns && sent >= k->ev.t_recv_ns;
-	k->t_delivered_ns[k->ev.nsignals++] = delivered;
+	fixture_add_signal(k, sig, sent, result, delivered);
 }
 
 TEST(outcomes_from_reply_and_return)

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "sinks.h"
 #include "timeline_svg.h"
+#include "knotif_fixture.h"
 #include "unit.h"
 
 #define MS 1000000ULL
@@ -34,12 +35,7 @@ static struct knotif knotif_at(__u64 id, __u32 tid, __u32 sup, __u64 t0,
 
 static void add_signal(struct knotif *k, __u64 sent, __u64 delivered)
 {
-	struct nw_signal *s = &k->ev.signals[k->ev.nsignals];
-
-	s->sig = SIGURG;
-	s->t_sent_ns = sent;
-	s->after_recv = sent >= k->ev.t_recv_ns;
-	k->t_delivered_ns[k->ev.nsignals++] = delivered;
+	fixture_add_signal(k, SIGURG, sent, 0, delivered);
 }
 
 static unsigned int count(const char *s, const char *needle)
