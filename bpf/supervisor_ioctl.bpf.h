@@ -70,6 +70,10 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 				   key.id);
 		if (!kn) {
 			remember_recv(&key, &unotif, io, now);
+			/* the target's side may have started meanwhile */
+			e = bpf_map_lookup_elem(&knotifs, &key);
+			if (e)
+				take_recv_seen(e);
 			return;
 		}
 		read_knotif(key.filter, kn, &v);
@@ -111,6 +115,10 @@ static __always_inline void note_reply(struct ioctl_inflight *io, __u8 kind,
 		r->reply_kind = kind;
 		r->reply_val = val;
 		r->reply_error = error;
+		/* the target's side may have started meanwhile */
+		e = bpf_map_lookup_elem(&knotifs, &io->key);
+		if (e)
+			take_recv_seen(e);
 		return;
 	}
 	e->t_reply_ns = io->t_enter_ns;

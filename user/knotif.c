@@ -115,6 +115,11 @@ void knotif_set_delivered(struct knotif *k, __u32 sig, __u64 t_sent_ns,
 		s = &k->ev.signals[i];
 		if (s->sig == sig && s->t_sent_ns == t_sent_ns) {
 			k->t_delivered_ns[i] = t_delivered_ns;
+			/* a torn copy may lack what the delivery knows */
+			if (t_sent_ns && !s->sender_tgid) {
+				s->sender_tgid = sender_tgid;
+				s->before_wait = 0;
+			}
 			return;
 		}
 	}
