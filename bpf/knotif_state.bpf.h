@@ -327,7 +327,7 @@ static __always_inline void note_prior_signal(struct task_struct *task,
 					      struct nw_knotif_event *e)
 {
 	struct sigpend_key sk = { .tid = BPF_CORE_READ(task, pid) };
-	struct sigpend_val sv = { .key = e->key };
+	struct sigpend_val sv = { .key = e->key }, *known;
 	__u64 pending;
 	int sig;
 
@@ -339,6 +339,11 @@ static __always_inline void note_prior_signal(struct task_struct *task,
 	for (sig = 1; sig <= 64; sig++)
 		if ((pending >> (sig - 1)) & 1)
 			break;
+	sk.sig = sig;
+	known = bpf_map_lookup_elem(&sigpend, &sk);
+	if (known && known->t_sent_ns && known->key.id == e->key.id &&
+	    known->key.filter == e->key.filter)
+		return; /* being recorded on the sender's CPU: its delivery completes it */
 	e->signals[0].sig = sig;
 	e->signals[0].t_sent_ns = 0;
 	e->signals[0].sender_tgid = 0;
