@@ -232,6 +232,19 @@ class Tracer:
         return trace, truth
 
 
+def prom_file_run(env, path, wargs, **kw):
+    """notifwait --prom-file PATH -- nw-workload WARGS to its end; the samples
+    of the file it left."""
+    tr = Tracer(env, ["--prom-file", path], wargs, **kw)
+    try:
+        rc = tr.wait(60)
+    finally:
+        tr.kill()
+    tr.results(rc)
+    with open(path) as f:
+        return samples(f.read())
+
+
 def truth_sum(truth, key):
     return sum(r[key] for r in truth.ev("summary"))
 
@@ -555,14 +568,7 @@ def t_prom_bound_violations(env):
     expect(bound == reported, f"bound_violations_total{{kind=bound}} {bound}, "
            f"the bound sink reported {reported}")
     # without --check-bound the series exist and stay 0
-    tr = Tracer(env, ["--prom-file", path], wargs, tag="unchecked")
-    try:
-        rc = tr.wait(60)
-    finally:
-        tr.kill()
-    tr.results(rc)
-    with open(path) as f:
-        smp = samples(f.read())
+    smp = prom_file_run(env, path, wargs, tag="unchecked")
     expect(by_label(smp, "notifwait_bound_violations_total", "kind") == {} and
            {dict(ls)["kind"] for n, ls in smp if n == "notifwait_bound_violations_total"}
            == {"bound", "budget"}, "bound_violations_total not 0 for bound and budget")
@@ -643,14 +649,7 @@ def t_prom_dashboard_metrics(env):
     with open(DASHBOARD) as f:
         dash = json.load(f)
     path = env.path("notifwait.prom")
-    tr = Tracer(env, ["--prom-file", path], ["--demo"])
-    try:
-        rc = tr.wait(60)
-    finally:
-        tr.kill()
-    tr.results(rc)
-    with open(path) as f:
-        smp = samples(f.read())
+    smp = prom_file_run(env, path, ["--demo"])
     names = {n for n, _ in smp}
     labels = {k for _, ls in smp for k, _ in ls} | {"le"}
     exprs = dashboard_exprs(dash)

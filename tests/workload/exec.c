@@ -40,17 +40,8 @@ int nw_exec_program(int target_idx)
 {
 	char path[512];
 
-	if (nw_opts.rlimit_nofile >= 0) {
-		struct rlimit rl = {
-			.rlim_cur = nw_opts.rlimit_nofile,
-			.rlim_max = nw_opts.rlimit_nofile,
-		};
-
-		if (setrlimit(RLIMIT_NOFILE, &rl)) {
-			perror("nw-workload: setrlimit(RLIMIT_NOFILE)");
-			return NW_EXIT_FAIL;
-		}
-	}
+	if (nw_apply_rlimit_nofile())
+		return NW_EXIT_FAIL;
 	json_escape(nw_opts.exec_argv[0], path, sizeof(path));
 	truth_emit("exec",
 		   "\"pid\":%d,\"target\":%d,\"path\":\"%s\",\"t\":%llu",

@@ -120,6 +120,8 @@ int nw_target_leader_main(int sock);
 
 /* exec.c */
 int nw_exec_program(int target_idx);
+/* --rlimit-nofile, before the first intercepted syscall; -1 on failure. */
+int nw_apply_rlimit_nofile(void);
 
 /* supervisor.c */
 int nw_supervisor_main(int sock, int nlisteners, int helper_pipe);

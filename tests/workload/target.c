@@ -169,6 +169,22 @@ static void *thread_main(void *p)
 }
 
 /* One target process; listener < 0 in a shared-listener group. */
+int nw_apply_rlimit_nofile(void)
+{
+	struct rlimit rl = {
+		.rlim_cur = nw_opts.rlimit_nofile,
+		.rlim_max = nw_opts.rlimit_nofile,
+	};
+
+	if (nw_opts.rlimit_nofile < 0)
+		return 0;
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		perror("nw-workload: setrlimit(RLIMIT_NOFILE)");
+		return -1;
+	}
+	return 0;
+}
+
 int nw_target_main(int target_idx, int sock)
 {
 	int nthreads = nw_opts.threads, i, fd;
@@ -211,17 +227,8 @@ int nw_target_main(int target_idx, int sock)
 		}
 	}
 	pthread_barrier_wait(&barrier);
-	if (nw_opts.rlimit_nofile >= 0) {
-		struct rlimit rl = {
-			.rlim_cur = nw_opts.rlimit_nofile,
-			.rlim_max = nw_opts.rlimit_nofile,
-		};
-
-		if (setrlimit(RLIMIT_NOFILE, &rl)) {
-			perror("nw-workload: setrlimit(RLIMIT_NOFILE)");
-			exit(NW_EXIT_FAIL);
-		}
-	}
+	if (nw_apply_rlimit_nofile())
+		exit(NW_EXIT_FAIL);
 	pthread_barrier_wait(&barrier);
 	for (i = 0; i < nthreads; i++)
 		pthread_join(args[i].thread, NULL);
