@@ -182,6 +182,11 @@ static __always_inline void take_recv_seen(struct nw_knotif_event *e)
 	if (!r)
 		return;
 	if (r->t_recv_ns) {
+		/* RECV came first: the target's side is no start of the wait */
+		if (e->t_notify_ns > r->t_recv_ns) {
+			e->t_notify_ns = 0;
+			e->notify_source = NW_SEEN_RECV;
+		}
 		e->t_recv_ns = r->t_recv_ns;
 		e->supervisor_tgid = r->supervisor_tgid;
 		e->supervisor_seen_pid = r->supervisor_seen_pid;

@@ -28,6 +28,7 @@ enum nw_record_kind {
 	NW_REC_SIGNAL_DELIVERED, /* a signal recorded during a wait was delivered */
 	NW_REC_ADDFD, /* a supervisor's NOTIF_ADDFD returned */
 	NW_REC_REPLY_FAILED, /* a supervisor's NOTIF_SEND failed */
+	NW_REC_RECV_LATE, /* a RECV that returned after the target had */
 };
 
 /* Where the tracer first saw the notification. */
@@ -138,6 +139,16 @@ struct nw_reply_failed_event {
 	__s64 ret; /* -errno */
 	__u32 op; /* the ioctl command */
 	__u32 pad;
+};
+
+struct nw_recv_late_event {
+	__u32 kind; /* NW_REC_RECV_LATE */
+	__u32 supervisor_tgid;
+	struct nw_knotif_key key;
+	__u64 t_recv_ns;
+	__u32 supervisor_seen_pid;
+	__u32 recv_flag;
+	char supervisor_comm[NW_COMM_LEN];
 };
 
 /* Counters the reporter reads from the BPF object's .bss. */

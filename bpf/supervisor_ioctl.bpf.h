@@ -47,6 +47,23 @@ static __always_inline void remember_recv(struct nw_knotif_key *key,
 	BPF_CORE_READ_STR_INTO(&r->supervisor_comm, cur, comm);
 }
 
+static __always_inline void recv_late(struct nw_knotif_key *key,
+				      struct seccomp_notif *unotif,
+				      struct ioctl_inflight *io, __u64 now)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct nw_recv_late_event r = {};
+
+	r.kind = NW_REC_RECV_LATE;
+	r.supervisor_tgid = cur->tgid;
+	r.key = *key;
+	r.t_recv_ns = now;
+	r.supervisor_seen_pid = unotif->pid;
+	r.recv_flag = !!(io->flags & NW_USER_NOTIF_FLAG_WAIT_KILLABLE);
+	BPF_CORE_READ_STR_INTO(&r.supervisor_comm, cur, comm);
+	emit(&r, sizeof(r));
+}
+
 static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 					 __u64 now)
 {
@@ -68,6 +85,11 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 		/* The target never slept or woke anyone before RECV. */
 		kn = listener_find((struct seccomp_filter *)key.filter, 0,
 				   key.id);
+		if (!kn && bpf_map_lookup_elem(&ended, &key)) {
+			/* interrupted before this RECV returned: it still counts */
+			recv_late(&key, &unotif, io, now);
+			return;
+		}
 		if (!kn) {
 			remember_recv(&key, &unotif, io, now);
 			/* the target's side may have started meanwhile */

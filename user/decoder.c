@@ -56,6 +56,19 @@ static void on_reply_failed(struct decoder *d,
 		d->reply_failed(r, d->ctx);
 }
 
+static void on_recv_late(struct decoder *d, const struct nw_recv_late_event *r)
+{
+	struct knotif *k = knotif_table_find(d->table, &r->key);
+
+	if (!k || k->ev.t_recv_ns)
+		return;
+	k->ev.t_recv_ns = r->t_recv_ns;
+	k->ev.supervisor_tgid = r->supervisor_tgid;
+	k->ev.supervisor_seen_pid = r->supervisor_seen_pid;
+	k->ev.recv_flag = r->recv_flag;
+	memcpy(k->ev.supervisor_comm, r->supervisor_comm, NW_COMM_LEN);
+}
+
 int decoder_feed(struct decoder *d, const void *data, size_t size)
 {
 	__u32 kind;
@@ -78,6 +91,11 @@ int decoder_feed(struct decoder *d, const void *data, size_t size)
 		if (size != sizeof(struct nw_addfd_event))
 			goto bad;
 		on_addfd(d, data);
+		return 0;
+	case NW_REC_RECV_LATE:
+		if (size != sizeof(struct nw_recv_late_event))
+			goto bad;
+		on_recv_late(d, data);
 		return 0;
 	case NW_REC_REPLY_FAILED:
 		if (size != sizeof(struct nw_reply_failed_event))
