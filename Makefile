@@ -82,7 +82,7 @@ test-unit: $(BUILD)/unit-tests
 include tests/tests.mk
 include tests/go/go.mk
 # In the VM: the integration suite once per backend (fentry loads there).
-NW_GUEST_SUITE ?= bash tests/vm/guest-suite.sh $(BUILD)
+NW_GUEST_SUITE ?= bash tests/vm/guest-suite.sh
 -include kernel-patches/kernel.mk
 
 demo: $(BUILD)/notifwait $(BUILD)/nw-workload

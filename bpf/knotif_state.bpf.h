@@ -144,6 +144,18 @@ static __always_inline void emit(void *rec, __u64 size)
 		__sync_fetch_and_add(&counters.lost_records, 1);
 }
 
+/*
+ * bpf_map_update_elem()'s error as an int: 6.1's map ops return int, and
+ * the call the verifier patches in leaves the upper half of R0 zero, so
+ * -EEXIST reads as 0xffffffef in 64 bits there (fixed in 6.4 by returning
+ * long from the map ops).
+ */
+static __always_inline int map_update(void *map, const void *key,
+				      const void *value, __u64 flags)
+{
+	return (int)bpf_map_update_elem(map, key, value, flags);
+}
+
 static __always_inline bool is_traced(__u32 tgid)
 {
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
@@ -215,14 +227,15 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 	struct nw_knotif_key key = { .filter = v->filter, .id = v->id };
 	struct task_struct *task = v->task;
 	struct nw_knotif_event *e;
+	struct nw_entered *en;
 	__u32 tid, tgid;
-	long err;
+	int err;
 
 	/*
 	 * fentry programs are preemptible: a per-CPU scratch buffer could be
 	 * reused under us, so the entry is created empty and filled in place.
 	 */
-	err = bpf_map_update_elem(&knotifs, &key, &empty_knotif, BPF_NOEXIST);
+	err = map_update(&knotifs, &key, &empty_knotif, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
 		__sync_fetch_and_add(&counters.dropped_knotifs, 1);
 		return NULL;
@@ -245,6 +258,12 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 		e->notify_source = source;
 		if (source != NW_SEEN_RECV)
 			e->t_notify_ns = now;
+		/* fentry: whoever sees it first, the bracket's entry is the start */
+		en = bpf_map_lookup_elem(&entered, &tid);
+		if (en) {
+			e->t_notify_ns = en->t_ns;
+			e->notify_source = NW_SEEN_ENTRY;
+		}
 		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 		take_recv_seen(e);
 	}

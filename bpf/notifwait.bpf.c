@@ -251,11 +251,6 @@ static __always_inline void wait_begin(struct completion *x, bool killable)
 				return;
 		}
 	}
-	if (e->notify_source == NW_SEEN_RECV) {
-		/* RECV was first: the bracket's entry is still the start */
-		e->t_notify_ns = en->t_ns;
-		e->notify_source = NW_SEEN_ENTRY;
-	}
 	note_sleep(e, killable, now);
 }
 

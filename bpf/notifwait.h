@@ -156,6 +156,12 @@ struct nw_counters {
 	__u64 lost_records; /* ring buffer full */
 	__u64 dropped_knotifs; /* notification map full */
 	__u64 dropped_signals; /* more than NW_MAX_SIGNALS in one wait */
+	/*
+	 * Filled by the reporter, not by BPF: runs the kernel skipped because
+	 * the same program was already active on that CPU (bpf_prog_info's
+	 * recursion_misses; a preempted fentry program causes them).
+	 */
+	__u64 missed_runs;
 };
 
 #endif /* NOTIFWAIT_H */

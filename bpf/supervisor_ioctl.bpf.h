@@ -28,23 +28,34 @@ struct {
 } inflight SEC(".maps");
 
 
-/* RECV returned a notification the walk missed: keep what it saw. */
+/*
+ * RECV returned a notification the walk missed: keep what it saw. Built
+ * whole before it is inserted, so the target's side, which takes it when
+ * it starts following the notification, never finds it half written.
+ */
 static __always_inline void remember_recv(struct nw_knotif_key *key,
 					  struct seccomp_notif *unotif,
 					  struct ioctl_inflight *io, __u64 now)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	struct nw_recv_seen fresh = {}, *r;
+	struct nw_recv_seen seen = {}, *r;
 
-	bpf_map_update_elem(&recv_seen, key, &fresh, BPF_NOEXIST);
+	seen.t_recv_ns = now;
+	seen.supervisor_tgid = cur->tgid;
+	seen.supervisor_seen_pid = unotif->pid;
+	seen.recv_flag = !!(io->flags & NW_USER_NOTIF_FLAG_WAIT_KILLABLE);
+	BPF_CORE_READ_STR_INTO(&seen.supervisor_comm, cur, comm);
+	if (map_update(&recv_seen, key, &seen, BPF_NOEXIST) != -EEXIST)
+		return;
+	/* a reply from another thread was kept first: add the RECV to it */
 	r = bpf_map_lookup_elem(&recv_seen, key);
 	if (!r)
 		return;
+	r->supervisor_tgid = seen.supervisor_tgid;
+	r->supervisor_seen_pid = seen.supervisor_seen_pid;
+	r->recv_flag = seen.recv_flag;
+	__builtin_memcpy(r->supervisor_comm, seen.supervisor_comm, NW_COMM_LEN);
 	r->t_recv_ns = now;
-	r->supervisor_tgid = cur->tgid;
-	r->supervisor_seen_pid = unotif->pid;
-	r->recv_flag = !!(io->flags & NW_USER_NOTIF_FLAG_WAIT_KILLABLE);
-	BPF_CORE_READ_STR_INTO(&r->supervisor_comm, cur, comm);
 }
 
 static __always_inline void recv_late(struct nw_knotif_key *key,
@@ -85,6 +96,9 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 		/* The target never slept or woke anyone before RECV. */
 		kn = listener_find((struct seccomp_filter *)key.filter, 0,
 				   key.id);
+		if (!kn) /* a walk torn by another target's list_del, once more */
+			kn = listener_find((struct seccomp_filter *)key.filter,
+					   0, key.id);
 		if (!kn && bpf_map_lookup_elem(&ended, &key)) {
 			/* interrupted before this RECV returned: it still counts */
 			recv_late(&key, &unotif, io, now);
@@ -121,22 +135,25 @@ static __always_inline void note_reply(struct ioctl_inflight *io, __u8 kind,
 				       __s64 val, __s32 error)
 {
 	struct nw_knotif_event *e = bpf_map_lookup_elem(&knotifs, &io->key);
-	struct nw_recv_seen fresh = {}, *r;
+	struct nw_recv_seen seen = {}, *r;
 
 	if (!e) {
 		/* the target's side may start following it only now */
-		r = bpf_map_lookup_elem(&recv_seen, &io->key);
-		if (!r) {
-			bpf_map_update_elem(&recv_seen, &io->key, &fresh,
-					    BPF_NOEXIST);
+		seen.t_reply_ns = io->t_enter_ns;
+		seen.reply_kind = kind;
+		seen.reply_val = val;
+		seen.reply_error = error;
+		if (map_update(&recv_seen, &io->key, &seen, BPF_NOEXIST) ==
+		    -EEXIST) {
+			/* kept with its RECV: the reply goes beside it */
 			r = bpf_map_lookup_elem(&recv_seen, &io->key);
 			if (!r)
 				return;
+			r->t_reply_ns = seen.t_reply_ns;
+			r->reply_val = val;
+			r->reply_error = error;
+			r->reply_kind = kind;
 		}
-		r->t_reply_ns = io->t_enter_ns;
-		r->reply_kind = kind;
-		r->reply_val = val;
-		r->reply_error = error;
 		/* the target's side may have started meanwhile */
 		e = bpf_map_lookup_elem(&knotifs, &io->key);
 		if (e)

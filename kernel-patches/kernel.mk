@@ -29,12 +29,21 @@ KERNEL_CONFIG := $(KERNEL_MK_DIR)/notifwait.config
 KERNEL_SERIES := $(KERNEL_MK_DIR)/series
 KERNEL_BUILD_SCRIPT := $(KERNEL_MK_DIR)/build-kernel.sh
 
+# What the guest checks differs: the seed kernel has the bracket in BTF
+# (fentry attaches to it); unpatched, gcc clones it (.constprop.0), BTF
+# lacks it and notifwait's exact choice is a kprobe on the clone.
 ifeq ($(KERNEL_FLAVOR),seed)
 KERNEL_PATCHES := $(addprefix $(KERNEL_MK_DIR)/,$(shell sed -e 's/\#.*//' $(KERNEL_SERIES)))
 KERNEL_REQUIRE_BTF_FUNC := 1
+VM_BTF_EXPECT := func
+VM_FENTRY_FUNCS ?= seccomp_do_user_notification wait_for_completion_interruptible wait_for_completion_killable
+VM_BACKENDS ?= fentry tracepoint
 else ifeq ($(KERNEL_FLAVOR),vanilla)
 KERNEL_PATCHES :=
 KERNEL_REQUIRE_BTF_FUNC :=
+VM_BTF_EXPECT := clone
+VM_FENTRY_FUNCS ?= __seccomp_filter wait_for_completion_interruptible wait_for_completion_killable
+VM_BACKENDS ?= kprobe fentry tracepoint
 else
 $(error KERNEL_FLAVOR must be seed or vanilla, not '$(KERNEL_FLAVOR)')
 endif
@@ -62,7 +71,6 @@ VM_OUT := $(VM_BUILD)/vm
 VM_DIR := $(KERNEL_ROOT)/tests/vm
 VM_RUNNER := $(VM_DIR)/run-vm.sh
 VM_FENTRY := $(VM_OUT)/fentry_check
-VM_FENTRY_FUNCS ?= seccomp_do_user_notification wait_for_completion_interruptible wait_for_completion_killable
 VM_TIMEOUT ?= 1500
 VM_MEM ?= 2G
 VM_SMP ?= 2
@@ -79,7 +87,8 @@ VM_ENV = VM_KERNEL='$(KERNEL_BZIMAGE)' VM_ROOT='$(KERNEL_ROOT)' \
 	VM_BUILD='$(VM_BUILD)' VM_SELFTEST='$(KERNEL_SELFTEST)' \
 	VM_FENTRY='$(abspath $(VM_FENTRY))' VM_FENTRY_FUNCS='$(VM_FENTRY_FUNCS)' \
 	VM_TIMEOUT='$(VM_TIMEOUT)' VM_MEM='$(VM_MEM)' VM_SMP='$(VM_SMP)' \
-	VM_RUN_BASE='$(VM_RUN_BASE)' VM_QEMU_ARGS='$(VM_QEMU_ARGS)'
+	VM_RUN_BASE='$(VM_RUN_BASE)' VM_QEMU_ARGS='$(VM_QEMU_ARGS)' \
+	VM_BTF_EXPECT='$(VM_BTF_EXPECT)' VM_BACKENDS='$(VM_BACKENDS)'
 
 .PHONY: kernel kernel-deps vm-test vm-run vm-shell vmlinux-seed
 
@@ -136,7 +145,7 @@ $(VM_FENTRY): $(VM_DIR)/fentry_check.c $(VM_OUT)/fentry_check.skel.h
 	$(VM_CC) -std=gnu11 -Wall -Wextra -Werror $(VM_CFLAGS) -I$(VM_OUT) \
 		$< -o $@ $(VM_LIBBPF_LIBS)
 
-vm-test: export VM_GUEST_SUITE = $(value NW_GUEST_SUITE)
+vm-test: export VM_GUEST_SUITE = $(NW_GUEST_SUITE)
 vm-test: $(KERNEL_STAMP) $(VM_FENTRY)
 	@$(VM_ENV) $(VM_RUNNER) test
 

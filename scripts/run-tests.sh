@@ -2,10 +2,10 @@
 # make test: every suite in turn. Each suite ends with "N passed, N failed
 # [, N skipped]"; the last line here is their sum. A suite that dies without
 # that line counts as one failure. Exit 1 if anything failed.
-#   NW_SUITES="unit integration vm" picks suites (default: all three).
+#   NW_SUITES="unit integration vm vm-vanilla" picks suites (default: all).
 set -uo pipefail
 build=${1:-build}
-suites=${NW_SUITES:-unit integration vm}
+suites=${NW_SUITES:-unit integration vm vm-vanilla}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 passed=0 failed=0 skipped=0
@@ -37,9 +37,12 @@ for suite in $suites; do
 	case $suite in
 	unit) run_suite unit "$build/unit-tests" ;;
 	integration) run_suite integration python3 tests/integration/run.py --build "$build" ;;
-	# the kernel's selftests, BTF and fentry checks in the patched kernel;
-	# notifwait's own suite in the VM is `make vm-test` alone (README)
-	vm) run_suite vm make --no-print-directory vm-test NW_GUEST_SUITE=none ;;
+	# the patched kernel: its selftests, notifwait's suite under fentry
+	# and tracepoints, BTF and fentry checks
+	vm) run_suite vm make --no-print-directory vm-test ;;
+	# the same 6.1 unpatched: the kprobe backend on the clone, fentry on
+	# the caller, tracepoints
+	vm-vanilla) run_suite vm-vanilla make --no-print-directory vm-test KERNEL_FLAVOR=vanilla ;;
 	*) echo "notifwait tests: unknown suite '$suite'"; failed=$((failed + 1)) ;;
 	esac
 done

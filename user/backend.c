@@ -176,9 +176,26 @@ int backend_trace_tgid(struct backend *b, pid_t tgid)
 				    &one, sizeof(one), BPF_ANY);
 }
 
+static __u64 recursion_misses(const struct bpf_program *p)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(p);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 void backend_counters(struct backend *b, struct nw_counters *out)
 {
+	struct bpf_program *p;
+
 	*out = b->skel->bss->counters;
+	out->missed_runs = 0;
+	bpf_object__for_each_program(p, b->skel->obj)
+		if (bpf_program__autoload(p))
+			out->missed_runs += recursion_misses(p);
 }
 
 void backend_for_each_pending(struct backend *b, pending_fn fn, void *ctx)

@@ -72,6 +72,7 @@ struct bound_stats {
 	unsigned long long lost; /* the sum of the four below */
 	unsigned long long lost_records; /* ring buffer full */
 	unsigned long long dropped_knotifs; /* notification map full */
+	unsigned long long missed_runs; /* probe runs the kernel skipped */
 	unsigned long long dropped_signals; /* > NW_MAX_SIGNALS in one wait */
 	unsigned long long decode_errors; /* malformed records, no memory */
 	enum bound_verdict verdict;

@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
+#include <string.h>
 #include "knotif.h"
 
 #define ERESTARTSYS 512
 #define TRACE_SIGNAL_IGNORED 1
 #define TRACE_SIGNAL_ALREADY_PENDING 2
+#define SIGRTMIN_KERNEL 32 /* the kernel's, below glibc's SIGRTMIN */
 
 static const char *const outcome_names[NW_OUTCOME_COUNT] = {
 	[NW_OUTCOME_REPLIED] = "replied",
@@ -228,11 +230,47 @@ static enum nw_signal_effect derive_effect(const struct knotif *k,
 	return NW_EFFECT_RACED_REPLY;
 }
 
+/*
+ * The tracer guesses a signal pending from before the wait when the wait
+ * aborts with none recorded; the sender's CPU may record the real one
+ * meanwhile. A standard signal does not queue twice, so a queued one of
+ * the same number means the guess was that signal: drop the guess.
+ */
+static void drop_wrong_prior_guess(struct knotif *k)
+{
+	struct nw_knotif_event *e = &k->ev;
+	unsigned int i, j, n = e->nsignals;
+
+	if (n > NW_MAX_SIGNALS)
+		n = NW_MAX_SIGNALS;
+	for (i = 0; i < n; i++) {
+		const struct nw_signal *g = &e->signals[i];
+
+		if (!g->before_wait || g->t_sent_ns || g->sig >= SIGRTMIN_KERNEL)
+			continue;
+		for (j = 0; j < n; j++)
+			if (j != i && e->signals[j].sig == g->sig &&
+			    e->signals[j].t_sent_ns && signal_queued(&e->signals[j]))
+				break;
+		if (j == n)
+			continue;
+		if (!k->t_delivered_ns[j])
+			k->t_delivered_ns[j] = k->t_delivered_ns[i];
+		memmove(&e->signals[i], &e->signals[i + 1],
+			(n - i - 1) * sizeof(e->signals[0]));
+		memmove(&k->t_delivered_ns[i], &k->t_delivered_ns[i + 1],
+			(n - i - 1) * sizeof(k->t_delivered_ns[0]));
+		e->nsignals--;
+		return;
+	}
+}
+
 void knotif_derive(struct knotif *k)
 {
 	bool culprit_taken = false;
 	unsigned int i;
 
+	drop_wrong_prior_guess(k);
 	k->outcome = derive_outcome(k);
 	k->reply_reached = k->ev.t_reply_ns &&
 			   (k->outcome == NW_OUTCOME_REPLIED ||

@@ -283,10 +283,11 @@ static void report_end(struct app *app)
 	totals(app, &t);
 	sinks_finish(&app->sinks, &t);
 	fprintf(stderr,
-		"notifwait: %llu notifications; lost records: %llu, notifications dropped (map full): %llu, signals dropped: %llu\n",
+		"notifwait: %llu notifications; lost records: %llu, notifications dropped (map full): %llu, signals dropped: %llu, probe runs missed: %llu\n",
 		app->stats.knotifs, (unsigned long long)t.bpf.lost_records,
 		(unsigned long long)t.bpf.dropped_knotifs,
-		(unsigned long long)t.bpf.dropped_signals);
+		(unsigned long long)t.bpf.dropped_signals,
+		(unsigned long long)t.bpf.missed_runs);
 }
 
 static int check_pid(pid_t pid, const char *opt)

@@ -87,7 +87,7 @@ static const struct {
 		     METRIC_COUNTER,
 		     { NULL } },
 	[F_DROPPED] = { "notifwait_dropped",
-			"Notifications (map full) or signals (too many in one wait) not followed.",
+			"Notifications (map full), signals (too many in one wait) or probe runs (the kernel skipped a program already active on the CPU) not followed.",
 			METRIC_COUNTER,
 			{ "what" } },
 	[F_BOUND] = { "notifwait_bound_violations",
@@ -242,6 +242,7 @@ static void update_counters(struct sink *s, const struct run_totals *t)
 	struct prom_state *st = s->priv;
 	static const char *const knotifs[1] = { "knotifs" };
 	static const char *const signals[1] = { "signals" };
+	static const char *const runs[1] = { "probe_runs" };
 	static const char *const bound[1] = { "bound" };
 	static const char *const budget[1] = { "budget" };
 
@@ -249,6 +250,7 @@ static void update_counters(struct sink *s, const struct run_totals *t)
 	set(st, F_LOST, NULL, t->bpf.lost_records);
 	set(st, F_DROPPED, knotifs, t->bpf.dropped_knotifs);
 	set(st, F_DROPPED, signals, t->bpf.dropped_signals);
+	set(st, F_DROPPED, runs, t->bpf.missed_runs);
 	/* Read from the header's struct: no link dependency on bound_check.o */
 	if (t->bound) {
 		set(st, F_BOUND, bound, t->bound->st.violations);
@@ -314,6 +316,7 @@ static int init_registry(struct prom_state *st)
 {
 	static const char *const version[1] = { NW_VERSION };
 	static const char *const knotifs[1] = { "knotifs" };
+	static const char *const runs[1] = { "probe_runs" };
 	static const char *const signals[1] = { "signals" };
 	static const char *const bound[1] = { "bound" };
 	static const char *const budget[1] = { "budget" };
@@ -332,6 +335,7 @@ static int init_registry(struct prom_state *st)
 	if (!metrics_series(st->f[F_LOST], NULL) ||
 	    !metrics_series(st->f[F_DROPPED], knotifs) ||
 	    !metrics_series(st->f[F_DROPPED], signals) ||
+	    !metrics_series(st->f[F_DROPPED], runs) ||
 	    !metrics_series(st->f[F_BOUND], bound) ||
 	    !metrics_series(st->f[F_BOUND], budget))
 		return -ENOMEM;

@@ -6,12 +6,18 @@ workload reads CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns, just before
 and just after each action). "About equal" is checked the same way: the
 bound comes from brackets, never from a fixed tolerance."""
 
+import os
+
 from truth import Fail
 
 EINTR, ENOENT, ENOSYS = 4, 2, 38
 ERESTARTSYS = 512
 SIGKILL = 9
 ADDFD_FLAG_SEND = 2
+# How long a woken target may take to run again. 1 ms on real CPUs; the VM
+# (emulated, tests/vm/guest-suite.sh) sets more: a vCPU there can leave a
+# runnable task waiting for several milliseconds.
+WAKE_MARGIN_NS = int(os.environ.get("NW_TEST_WAKE_MARGIN_NS", "1000000"))
 
 NOTIF_KEYS = (
     "id", "target_pid", "target_tid", "comm", "syscall", "nr", "supervisor_pid",
@@ -409,11 +415,12 @@ class Checker:
         events = [(woke(s), "signal") for s in n["signals"] if s["sig"] != SIGKILL]
         events += [(x["t_ns"], "addfd") for x in n["addfd"]]
         t_recv = n["t_recv_ns"]
-        # a wake-up well before the reply (1 ms: time to wake and re-sleep)
-        # must have made the wait killable; one just before may find the reply
+        # a wake-up well before the reply (WAKE_MARGIN_NS: time for the woken
+        # target to run and re-sleep) must have made the wait killable; one
+        # closer to it may find the reply there and never sleep killable
         certain = [e for e in events if t_recv is not None and e[0] is not None
                    and e[0] >= t_recv
-                   and (reply_op is None or e[0] < reply_op["t_before"] - 1_000_000)]
+                   and (reply_op is None or e[0] < reply_op["t_before"] - WAKE_MARGIN_NS)]
         if certain and t_k is None and n["outcome"] != "killed":
             p.append(f"no t_killable_ns although a {certain[0][1]} came at {certain[0][0]} "
                      f"after RECV, before the reply")
@@ -499,7 +506,10 @@ class Checker:
         lost = self.trace.of("lost")
         if len(lost) != 1:
             self.problems.append(f"{len(lost)} 'lost' records, expected 1")
-        elif lost[0].get("events") != 0:
-            self.problems.append(f"lost events: {lost[0].get('events')}")
+        else:
+            # nothing may be lost in these small runs; each counter names a cause
+            for k in ("events", "knotifs_dropped", "signals_dropped", "missed_runs"):
+                if lost[0].get(k) != 0:
+                    self.problems.append(f"lost record: {k}={lost[0].get(k)}")
         if len(self.trace.of("summary")) != 1:
             self.problems.append(f"{len(self.trace.of('summary'))} 'summary' records, expected 1")

@@ -154,6 +154,39 @@ TEST(delivery_completes_a_signal_copied_out_too_early)
 	EXPECT_EQ(k.t_delivered_ns[1], 46);
 }
 
+TEST(wrong_prior_guess_is_dropped_for_the_real_signal)
+{
+	struct knotif k = replied_after(NW_REPLY_NONE, -512);
+
+	/* the guess and the sender's record both made it into the copy */
+	add_signal(&k, SIGURG, 0, 0, 0);
+	k.ev.signals[0].before_wait = 1;
+	add_signal(&k, SIGURG, 35, 0, 45);
+	knotif_derive(&k);
+	EXPECT_EQ(k.ev.nsignals, 1);
+	EXPECT_EQ(k.ev.signals[0].t_sent_ns, 35);
+	EXPECT_EQ(k.t_delivered_ns[0], 45);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_INTERRUPTED);
+}
+
+TEST(prior_guess_stays_beside_a_coalesced_or_realtime_signal)
+{
+	struct knotif k = replied_after(NW_REPLY_NONE, -512);
+
+	add_signal(&k, SIGURG, 0, 0, 0);
+	k.ev.signals[0].before_wait = 1;
+	add_signal(&k, SIGURG, 35, 2 /* already pending */, 0);
+	knotif_derive(&k);
+	EXPECT_EQ(k.ev.nsignals, 2);
+
+	k = replied_after(NW_REPLY_NONE, -512);
+	add_signal(&k, 40, 0, 0, 0);
+	k.ev.signals[0].before_wait = 1;
+	add_signal(&k, 40, 35, 0, 45); /* real-time signals queue */
+	knotif_derive(&k);
+	EXPECT_EQ(k.ev.nsignals, 2);
+}
+
 TEST(span_refuses_missing_or_reversed)
 {
 	__u64 d = 99;

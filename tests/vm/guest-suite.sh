@@ -2,16 +2,19 @@
 # Inside the VM: notifwait's integration suite once per backend (the seed
 # kernel lets fentry load), each scratch in the guest's tmpfs. Prints the
 # per-backend lines and their sum as "N passed, N failed, N skipped".
-#   guest-suite.sh BUILD    NW_VM_BACKENDS="fentry tracepoint"
+#   guest-suite.sh [BUILD]  NW_VM_BACKENDS="fentry tracepoint" (default
+#   VM_BACKENDS from the host, by kernel flavour)
 #   NW_VM_TESTS="pat1 pat2" runs only tests matching one of the patterns.
 #   NW_VM_SUITES: the suite_*.py run besides the core scenarios. Default: the
 #   ones about the kernel (filters, backends); the outputs built on top
 #   (metrics, bound check, timeline, Go) run in the host suite.
 set -uo pipefail
-build=${1:-build}
-backends=${NW_VM_BACKENDS:-fentry tracepoint}
+build=${1:-${VM_BUILD:-build}}
+backends=${NW_VM_BACKENDS:-${VM_BACKENDS:-fentry tracepoint}}
 passed=0 failed=0 skipped=0 rc=0
 ks=()
+# TCG: a woken task may wait several ms for a vCPU (see checks.py)
+export NW_TEST_WAKE_MARGIN_NS=${NW_TEST_WAKE_MARGIN_NS:-10000000}
 for pat in ${NW_VM_TESTS:-}; do ks+=(-k "$pat"); done
 for backend in $backends; do
 	log=/tmp/nw-suite-$backend.log

@@ -11,6 +11,9 @@
 #   VM_FENTRY         fentry_check binary (test mode)
 #   VM_FENTRY_FUNCS   functions fentry_check must attach to (test mode)
 #   VM_GUEST_SUITE    command for notifwait's suite (test mode; empty: default)
+#   VM_BACKENDS       backends guest-suite.sh runs the suite with
+#   VM_BTF_EXPECT     func: seccomp_do_user_notification must be in BTF;
+#                     clone: it must be absent, a clone of it in kallsyms
 #   VM_CMD            command to run (run mode)
 #   VM_RUN_BASE       where run directories go (default /var/cache/notifwait/run)
 #   VM_TIMEOUT        hard timeout in seconds (default 1500)
@@ -86,7 +89,7 @@ log=$run/serial.log
 : >"$log"
 {
 	for v in VM_MODE VM_ROOT VM_BUILD VM_SELFTEST VM_FENTRY VM_FENTRY_FUNCS \
-		 VM_GUEST_SUITE VM_CMD; do
+		 VM_GUEST_SUITE VM_CMD VM_BTF_EXPECT VM_BACKENDS; do
 		if [ "$v" = VM_MODE ]; then val=$mode; else val=${!v:-}; fi
 		printf 'export %s=%q\n' "$v" "$val"
 	done
