@@ -263,6 +263,10 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 		if (en) {
 			e->t_notify_ns = en->t_ns;
 			e->notify_source = NW_SEEN_ENTRY;
+		} else if (e->t_recv_ns && e->t_recv_ns < e->t_notify_ns) {
+			/* a RECV landed while this entry was being filled */
+			e->t_notify_ns = 0;
+			e->notify_source = NW_SEEN_RECV;
 		}
 		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 		take_recv_seen(e);

@@ -18,7 +18,8 @@
 #   VM_RUN_BASE       where run directories go (default /var/cache/notifwait/run)
 #   VM_TIMEOUT        hard timeout in seconds (default 1500)
 #   VM_MEM VM_SMP     guest memory and vCPUs (default 2G, 2)
-#   VM_TCG_THREAD     multi (default: a host thread per vCPU) or single
+#   VM_TCG_THREAD     single (default: one host thread for all vCPUs) or
+#                     multi (a thread per vCPU: guests hung at patched code)
 #   VM_QEMU_ARGS      extra qemu arguments
 #
 # The guest's root is the host's / over virtio-9p, read-only; its init is
@@ -104,7 +105,7 @@ append+=" init=$VM_ROOT/tests/vm/guest-init.sh panic=-1 oops=panic"
 append+=" tsc=reliable"
 append+=" NW_VM_RUN=$run"
 
-qemu=(qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-multi}" -smp "$VM_SMP" -m "$VM_MEM"
+qemu=(qemu-system-x86_64 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -smp "$VM_SMP" -m "$VM_MEM"
       -nodefaults -display none -no-reboot
       -kernel "$VM_KERNEL" -append "$append"
       -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
