@@ -185,7 +185,16 @@ static __always_inline __u32 task_vtid(struct task_struct *task)
 	return upid.nr;
 }
 
-/* Start following a notification; returns its state or NULL. */
+/* A RECV before the target's side was seen: that side is no start of the wait. */
+static __always_inline void recv_before_notify(struct nw_knotif_event *e,
+					       __u64 t_recv_ns)
+{
+	if (e->t_notify_ns > t_recv_ns) {
+		e->t_notify_ns = 0;
+		e->notify_source = NW_SEEN_RECV;
+	}
+}
+
 /* What a RECV saw before the notification was followed. */
 static __always_inline void take_recv_seen(struct nw_knotif_event *e)
 {
@@ -194,11 +203,7 @@ static __always_inline void take_recv_seen(struct nw_knotif_event *e)
 	if (!r)
 		return;
 	if (r->t_recv_ns) {
-		/* RECV came first: the target's side is no start of the wait */
-		if (e->t_notify_ns > r->t_recv_ns) {
-			e->t_notify_ns = 0;
-			e->notify_source = NW_SEEN_RECV;
-		}
+		recv_before_notify(e, r->t_recv_ns);
 		e->t_recv_ns = r->t_recv_ns;
 		e->supervisor_tgid = r->supervisor_tgid;
 		e->supervisor_seen_pid = r->supervisor_seen_pid;
@@ -263,10 +268,9 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 		if (en) {
 			e->t_notify_ns = en->t_ns;
 			e->notify_source = NW_SEEN_ENTRY;
-		} else if (e->t_recv_ns && e->t_recv_ns < e->t_notify_ns) {
+		} else if (e->t_recv_ns) {
 			/* a RECV landed while this entry was being filled */
-			e->t_notify_ns = 0;
-			e->notify_source = NW_SEEN_RECV;
+			recv_before_notify(e, e->t_recv_ns);
 		}
 		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 		take_recv_seen(e);
