@@ -408,8 +408,13 @@ static __always_inline void finish_knotif(struct task_struct *task, __u32 tid,
 		e->fatal_pending =
 			(BPF_CORE_READ(task, pending.signal.sig[0]) >>
 			 (SIGKILL - 1)) & 1;
-		emit(e, sizeof(*e));
+		/*
+		 * Marked ended before it is copied out: a RECV that writes
+		 * into the entry during the copy then sees the mark and
+		 * sends its time again (recv_late).
+		 */
 		bpf_map_update_elem(&ended, &k, &one, BPF_ANY);
+		emit(e, sizeof(*e));
 		bpf_map_delete_elem(&knotifs, &k);
 	}
 	bpf_map_delete_elem(&waiting, &tid);
@@ -463,6 +468,8 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 	s->in_killable_sleep = e->t_killable_ns != 0;
 	s->masked = sig > 0 && sig <= 64 &&
 		    ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
+	/* counted only once written: a copy out never sees it half done */
+	barrier();
 	e->nsignals = n + 1;
 	/* a killable sleep after this one is this signal's doing */
 	e->wake_cause = NW_CAUSE_SIGNAL;

@@ -108,8 +108,11 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 			remember_recv(&key, &unotif, io, now);
 			/* the target's side may have started meanwhile */
 			e = bpf_map_lookup_elem(&knotifs, &key);
-			if (e)
+			if (e) {
 				take_recv_seen(e);
+				if (bpf_map_lookup_elem(&ended, &key))
+					recv_late(&key, &unotif, io, now);
+			}
 			return;
 		}
 		read_knotif(key.filter, kn, &v);
@@ -129,6 +132,9 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 		e->recv_flag = 1;
 		e->wake_cause = NW_CAUSE_RECV;
 	}
+	/* the target returned meanwhile: its record may be copied already */
+	if (bpf_map_lookup_elem(&ended, &key))
+		recv_late(&key, &unotif, io, now);
 }
 
 static __always_inline void note_reply(struct ioctl_inflight *io, __u8 kind,
