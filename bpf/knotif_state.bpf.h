@@ -76,6 +76,26 @@ struct {
 } entered SEC(".maps");
 
 /*
+ * fentry backend: signals sent after the bracket's entry but before the
+ * notification could be followed (it is not on the listener's list yet).
+ * The notification's start is that entry, so they belong to its wait.
+ */
+#define NW_EARLY_SIGNALS 4
+
+struct nw_early_signals {
+	__u32 n;
+	__u32 pad;
+	struct nw_signal s[NW_EARLY_SIGNALS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, struct nw_early_signals);
+} early_signals SEC(".maps");
+
+/*
  * A RECV whose notification the list walk could not find (the list changes
  * under the walk): kept until the target's side starts following it.
  */
@@ -97,6 +117,23 @@ struct {
 	__type(key, struct nw_knotif_key);
 	__type(value, struct nw_recv_seen);
 } recv_seen SEC(".maps");
+
+/*
+ * tracepoint backend: whether a target's current syscall passed sys_enter.
+ * A notified syscall never does (seccomp runs first), so an exit without
+ * it is a notification the tracer did not see while it lasted.
+ */
+struct nw_syscall_mark {
+	__u32 entered;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct nw_syscall_mark);
+} syscall_marks SEC(".maps");
 
 /* LRU: a signal that stays blocked is never delivered, nor deleted. */
 struct {
@@ -222,6 +259,48 @@ static __always_inline void take_recv_seen(struct nw_knotif_event *e)
 	bpf_map_delete_elem(&recv_seen, &e->key);
 }
 
+/*
+ * Move the signals sent before @e could be followed into it. Whoever
+ * deletes the map entry owns it, so two takers never both append.
+ */
+static __always_inline void take_early_signals(struct nw_knotif_event *e,
+					       __u32 tid)
+{
+	struct nw_early_signals *found, early;
+	struct sigpend_key sk = { .tid = tid };
+	struct sigpend_val sv = { .key = e->key };
+	struct nw_signal *s;
+	__u32 i, n;
+
+	found = bpf_map_lookup_elem(&early_signals, &tid);
+	if (!found)
+		return;
+	early = *found;
+	if (bpf_map_delete_elem(&early_signals, &tid))
+		return;
+	for (i = 0; i < NW_EARLY_SIGNALS; i++) {
+		if (i >= early.n)
+			break;
+		n = e->nsignals;
+		if (n >= NW_MAX_SIGNALS) {
+			e->signals_dropped++;
+			__sync_fetch_and_add(&counters.dropped_signals, 1);
+			break;
+		}
+		s = &e->signals[n & (NW_MAX_SIGNALS - 1)];
+		*s = early.s[i];
+		barrier();
+		e->nsignals = n + 1;
+		e->wake_cause = NW_CAUSE_SIGNAL;
+		if (s->result == 0) {
+			sk.sig = s->sig;
+			sv.t_sent_ns = s->t_sent_ns;
+			sv.sender_tgid = s->sender_tgid;
+			bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
+		}
+	}
+}
+
 /* Zeroes for a new entry: built in place, no per-CPU scratch to share. */
 static const struct nw_knotif_event empty_knotif = {};
 
@@ -274,6 +353,7 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 		}
 		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 		take_recv_seen(e);
+		take_early_signals(e, tid);
 	}
 	bpf_map_update_elem(&waiting, &tid, &key, BPF_ANY);
 	bpf_map_update_elem(&waiting_tgid, &tgid, &tid, BPF_ANY);
@@ -352,8 +432,8 @@ static __always_inline void detect_waiting(struct task_struct *task,
 
 /*
  * A wait aborted with no signal seen: the signal was pending before the
- * notification existed. Record the lowest unblocked pending one, with no
- * send time, so its delivery is still matched.
+ * notification existed. Note the lowest unblocked pending one (the reporter
+ * adds it with no send time), and let its delivery be matched.
  */
 static __always_inline void note_prior_signal(struct task_struct *task,
 					      struct nw_knotif_event *e)
@@ -376,17 +456,13 @@ static __always_inline void note_prior_signal(struct task_struct *task,
 	if (known && known->t_sent_ns && known->key.id == e->key.id &&
 	    known->key.filter == e->key.filter)
 		return; /* being recorded on the sender's CPU: its delivery completes it */
-	e->signals[0].sig = sig;
-	e->signals[0].t_sent_ns = 0;
-	e->signals[0].sender_tgid = 0;
-	e->signals[0].before_wait = 1;
-	e->nsignals = 1;
-	sk.sig = sig;
-	bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
+	e->prior_sig = sig;
+	/* a sender's own entry, written meanwhile, knows more: keep it */
+	bpf_map_update_elem(&sigpend, &sk, &sv, BPF_NOEXIST);
 }
 
-/* The target returns: the notification is over. */
-static __always_inline void finish_knotif(struct task_struct *task, __u32 tid,
+/* The target returns: the notification is over. False: it followed none. */
+static __always_inline bool finish_knotif(struct task_struct *task, __u32 tid,
 					  long ret, bool exited)
 {
 	struct nw_knotif_key *key = bpf_map_lookup_elem(&waiting, &tid);
@@ -396,7 +472,7 @@ static __always_inline void finish_knotif(struct task_struct *task, __u32 tid,
 	__u8 one = 1;
 
 	if (!key)
-		return;
+		return false;
 	k = *key;
 	e = bpf_map_lookup_elem(&knotifs, &k);
 	if (e) {
@@ -420,6 +496,104 @@ static __always_inline void finish_knotif(struct task_struct *task, __u32 tid,
 	bpf_map_delete_elem(&waiting, &tid);
 	tgid = BPF_CORE_READ(task, tgid);
 	bpf_map_delete_elem(&waiting_tgid, &tgid);
+	return true;
+}
+
+#define NW_UNSEEN_LOOKBACK 4
+
+/*
+ * tracepoint backend: the current task's syscall exits with -ERESTARTSYS
+ * without having passed sys_enter, and no notification was followed: one
+ * was queued and aborted by a signal before the target slept or woke
+ * anyone. Its id is the listener's newest one this run has not seen.
+ */
+static __always_inline void note_unseen_exit(struct task_struct *task, int nr)
+{
+	struct seccomp_filter *filter = BPF_CORE_READ(task, seccomp.filter);
+	struct nw_knotif_key key = {};
+	struct notification *notif = NULL;
+	struct nw_knotif_event *e;
+	__u64 next_id;
+	int depth, i;
+	__u8 one = 1;
+
+	for (depth = 0; depth < NW_MAX_FILTER_DEPTH && filter; depth++) {
+		notif = BPF_CORE_READ(filter, notif);
+		if (notif)
+			break;
+		filter = BPF_CORE_READ(filter, prev);
+	}
+	if (!notif || !target_wanted(task, nr, false))
+		return;
+	next_id = BPF_CORE_READ(notif, next_id);
+	key.filter = (__u64)filter;
+	for (i = 1; i <= NW_UNSEEN_LOOKBACK; i++) {
+		key.id = next_id - i;
+		if (!bpf_map_lookup_elem(&knotifs, &key) &&
+		    !bpf_map_lookup_elem(&ended, &key))
+			break;
+	}
+	if (i > NW_UNSEEN_LOOKBACK)
+		return;
+	e = bpf_ringbuf_reserve(&records, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&counters.lost_records, 1);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->kind = NW_REC_KNOTIF;
+	e->key = key;
+	e->target_tid = BPF_CORE_READ(task, pid);
+	e->target_tgid = BPF_CORE_READ(task, tgid);
+	e->target_vtid = task_vtid(task);
+	e->nr = nr;
+	e->arch = NW_AUDIT_ARCH_X86_64;
+	e->filter_killable = BPF_CORE_READ(filter, wait_killable_recv);
+	e->notify_source = NW_SEEN_EXIT;
+	e->t_return_ns = bpf_ktime_get_ns();
+	e->ret = -ERESTARTSYS;
+	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	note_prior_signal(task, e);
+	bpf_map_update_elem(&ended, &key, &one, BPF_ANY);
+	bpf_ringbuf_submit(e, wakeup_flags());
+}
+
+/*
+ * A signal for a task inside the fentry bracket whose notification is not
+ * followed yet: kept for the notification's entry (take_early_signals).
+ */
+static __always_inline void note_early_signal(int sig, struct task_struct *task,
+					      int result, __u64 now)
+{
+	struct nw_early_signals fresh = {}, *early;
+	struct nw_knotif_event *e;
+	struct nw_signal *s;
+	__u32 tid = task->pid, n;
+
+	if (!bpf_map_lookup_elem(&entered, &tid))
+		return;
+	bpf_map_update_elem(&early_signals, &tid, &fresh, BPF_NOEXIST);
+	early = bpf_map_lookup_elem(&early_signals, &tid);
+	if (!early)
+		return;
+	n = early->n;
+	if (n >= NW_EARLY_SIGNALS) {
+		__sync_fetch_and_add(&counters.dropped_signals, 1);
+		return;
+	}
+	s = &early->s[n & (NW_EARLY_SIGNALS - 1)];
+	s->t_sent_ns = now;
+	s->sig = sig;
+	s->sender_tgid = bpf_get_current_pid_tgid() >> 32;
+	s->result = result;
+	s->masked = sig > 0 && sig <= 64 &&
+		    ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
+	barrier();
+	early->n = n + 1;
+	/* the target's side may have started following it meanwhile */
+	e = knotif_of_tid(tid);
+	if (e)
+		take_early_signals(e, tid);
 }
 
 /* A signal generated for @task: recorded if it waits on a notification. */
@@ -451,8 +625,10 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 		detect_waiting(task, NW_SEEN_SIGNAL, now);
 		e = knotif_of_tid(tid);
 	}
-	if (!e)
+	if (!e) {
+		note_early_signal(sig, task, result, now);
 		return;
+	}
 	n = e->nsignals;
 	if (n >= NW_MAX_SIGNALS) {
 		e->signals_dropped++;
@@ -487,9 +663,21 @@ static __always_inline void record_delivery(int sig)
 {
 	struct sigpend_key sk = { .tid = (__u32)bpf_get_current_pid_tgid(),
 				  .sig = sig };
+	struct task_struct *cur = bpf_get_current_task_btf();
 	struct nw_signal_delivered_event d = {};
 	struct sigpend_val *sv;
 
+	/*
+	 * Signals are delivered on the way back to user space: a notification
+	 * still open here ended unseen (followed from the sender's or the
+	 * supervisor's side only after the target's syscall exit). The
+	 * syscall's return value is still in the registers.
+	 */
+	if (sig != SIGKILL && bpf_map_lookup_elem(&waiting, &sk.tid))
+		finish_knotif(cur, sk.tid,
+			      BPF_CORE_READ((struct pt_regs *)bpf_task_pt_regs(cur),
+					    ax),
+			      false);
 	sv = bpf_map_lookup_elem(&sigpend, &sk);
 	if (!sv)
 		return;

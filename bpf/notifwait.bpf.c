@@ -70,6 +70,7 @@ int BPF_PROG(on_process_exit, struct task_struct *p)
 	bpf_map_delete_elem(&sigpend, &sk);
 	bpf_map_delete_elem(&inflight, &tid);
 	bpf_map_delete_elem(&entered, &tid);
+	bpf_map_delete_elem(&early_signals, &tid);
 	return 0;
 }
 
@@ -117,6 +118,14 @@ int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev,
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long id)
 {
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct nw_syscall_mark *m;
+
+	if (cur->seccomp.mode == NW_SECCOMP_MODE_FILTER) {
+		m = bpf_task_storage_get(&syscall_marks, cur, 0, 0);
+		if (m)
+			m->entered = 1;
+	}
 	if (id != NR_IOCTL)
 		return 0;
 	ioctl_enter(listener_of_fd(regs->di), regs->si, regs->dx);
@@ -127,12 +136,25 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	struct nw_syscall_mark *m;
+	bool entered;
 
 	if (regs->orig_ax == NR_IOCTL)
 		ioctl_leave(ret);
 	if (cur->seccomp.mode != NW_SECCOMP_MODE_FILTER)
 		return 0;
-	finish_knotif(cur, cur->pid, ret, false);
+	m = bpf_task_storage_get(&syscall_marks, cur, 0, 0);
+	entered = m && m->entered;
+	if (m)
+		m->entered = 0;
+	if (finish_knotif(cur, cur->pid, ret, false)) {
+		/* a target: mark its syscalls from now on (note_unseen_exit) */
+		bpf_task_storage_get(&syscall_marks, cur, 0,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+		return 0;
+	}
+	if (m && !entered && ret == -ERESTARTSYS)
+		note_unseen_exit(cur, regs->orig_ax);
 	return 0;
 }
 
@@ -144,6 +166,7 @@ static __always_inline void notify_enter(__u64 filter)
 	struct nw_entered en = { .t_ns = bpf_ktime_get_ns(), .filter = filter };
 
 	bpf_map_update_elem(&entered, &tid, &en, BPF_ANY);
+	bpf_map_delete_elem(&early_signals, &tid);
 }
 
 /*
@@ -159,6 +182,7 @@ static __always_inline void notify_leave(int bracket_ret)
 	struct nw_knotif_event *e;
 
 	bpf_map_delete_elem(&entered, &tid);
+	bpf_map_delete_elem(&early_signals, &tid);
 	e = knotif_of_tid(tid);
 	if (!e)
 		return;

@@ -22,6 +22,7 @@
 #define NW_USER_NOTIF_FLAG_WAIT_KILLABLE 1U
 #define NW_ADDFD_FLAG_SETFD 1U
 #define NW_ADDFD_FLAG_SEND 2U
+#define NW_AUDIT_ARCH_X86_64 0xc000003eU
 
 enum nw_record_kind {
 	NW_REC_KNOTIF = 1, /* a notification ended (target returned) */
@@ -39,6 +40,7 @@ enum nw_notify_source {
 	NW_SEEN_RECV, /* only the supervisor's RECV showed it */
 	NW_SEEN_ENTRY, /* fentry: the target entered the notification path */
 	NW_SEEN_SIGNAL, /* a signal was sent to it */
+	NW_SEEN_EXIT, /* only its syscall's exit: aborted before anyone saw it */
 };
 
 enum nw_wake_cause {
@@ -104,7 +106,13 @@ struct nw_knotif_event {
 	__u8 nsignals;
 	__u8 signals_dropped;
 	__u8 ret_unknown; /* CONTINUE under fentry: the syscall ran after */
-	__u8 pad[5];
+	/*
+	 * The wait aborted with no signal recorded: the lowest unblocked
+	 * one pending then, guessed as sent before the wait. Kept apart from
+	 * signals[] so a sender still recording its signal never shares a slot.
+	 */
+	__u8 prior_sig;
+	__u8 pad[4];
 	char comm[NW_COMM_LEN];
 	char supervisor_comm[NW_COMM_LEN];
 	struct nw_signal signals[NW_MAX_SIGNALS];

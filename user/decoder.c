@@ -20,6 +20,7 @@ static void on_knotif(struct decoder *d, const struct nw_knotif_event *e)
 		return;
 	k->ev = *e;
 	k->have_event = true;
+	knotif_add_prior_guess(k);
 }
 
 static void on_delivered(struct decoder *d,
@@ -117,4 +118,5 @@ void decoder_feed_pending(struct decoder *d, const struct nw_knotif_event *e)
 	k->ev = *e;
 	k->have_event = true;
 	k->pending = true;
+	knotif_add_prior_guess(k);
 }

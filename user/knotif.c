@@ -86,9 +86,27 @@ const char *nw_notify_source_name(__u8 source)
 		return "entry";
 	case NW_SEEN_SIGNAL:
 		return "signal";
+	case NW_SEEN_EXIT:
+		return "exit";
 	default:
 		return NULL;
 	}
+}
+
+void knotif_add_prior_guess(struct knotif *k)
+{
+	struct nw_knotif_event *e = &k->ev;
+	struct nw_signal *s;
+
+	if (!e->prior_sig || e->nsignals >= NW_MAX_SIGNALS)
+		return;
+	s = &e->signals[e->nsignals];
+	memset(s, 0, sizeof(*s));
+	s->sig = e->prior_sig;
+	s->before_wait = 1;
+	k->t_delivered_ns[e->nsignals] = 0;
+	e->nsignals++;
+	e->prior_sig = 0;
 }
 
 void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a)

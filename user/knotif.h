@@ -86,6 +86,9 @@ const char *nw_reply_kind_name(__u8 kind);
 const char *nw_notify_source_name(__u8 source);
 
 void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a);
+
+/* Turn the record's prior_sig guess into a signal sent before the wait. */
+void knotif_add_prior_guess(struct knotif *k);
 /*
  * A delivery of a signal recorded during the wait. The record may have been
  * copied out while the sender's CPU was still filling the signal in (the

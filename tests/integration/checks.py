@@ -135,11 +135,17 @@ class Checker:
         t_reply, t_return = n["t_reply_ns"], n["t_return_ns"]
         if t_notify is None:
             # only RECV showed it (the supervisor took it before the target
-            # slept or woke anyone): allowed, but must stay rare
-            if n.get("notify_seen_at") != "recv" or t_recv is None:
-                p.append(f"t_notify_ns is null (notify_seen_at={n.get('notify_seen_at')!r})")
-            else:
+            # slept or woke anyone), or only its exit (a signal aborted it
+            # before anyone slept or woke on it): allowed, but must stay rare
+            seen = n.get("notify_seen_at")
+            if seen == "recv" and t_recv is not None:
                 self.notify_unseen += 1
+            elif seen == "exit" and t_recv is None and recv is None:
+                self.notify_unseen += 1
+                if n["outcome"] != "interrupted_before_recv" or n["ret"] != -512:
+                    p.append(f"seen only at its exit: outcome {n['outcome']!r} ret {n['ret']}")
+            else:
+                p.append(f"t_notify_ns is null (notify_seen_at={seen!r})")
         if a is not None and t_return is not None:
             inside(t_return, a, "t_return_ns", p)
         if recv is not None:
@@ -470,7 +476,7 @@ class Checker:
         # tracer that stops seeing the target's side.
         if self.notify_unseen > max(1, len(notifs) // 20):
             self.problems.append(f"{self.notify_unseen} of {len(notifs)} notifications seen only at "
-                                 f"RECV (t_notify_ns null): more than 5%")
+                                 f"RECV or exit (t_notify_ns null): more than 5%")
         if self.unknown_effects:
             self.problems.insert(0, f"signal effects outside the contract's "
                                  f"{'|'.join(EFFECTS)}: {self.unknown_effects}")

@@ -228,8 +228,12 @@ def t_listener_closed(env):
 # --- addfd ---------------------------------------------------------------------
 
 def t_addfd(env):
+    # the addfd wakes the target, which re-sleeps killable: the gap lets it
+    # get there before the SEND even in an emulated guest (the tracepoint
+    # backend sees only real sleeps)
     trace, truth = checked(env, ["--syscall", "openat", "--reply", "addfd", "--killable",
-                                 "--handle-us", "2000", "--iterations", "3"], expect_notifs=3)
+                                 "--handle-us", "2000", "--addfd-gap-us", "10000",
+                                 "--iterations", "3"], expect_notifs=3)
     for n in trace.notifs:
         expect(n["syscall"] == "openat", f"syscall {n['syscall']}")
         expect(len(n["addfd"]) == 1 and n["addfd"][0]["fd"] == n["ret"] and n["ret"] >= 0,

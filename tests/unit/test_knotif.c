@@ -169,6 +169,36 @@ TEST(wrong_prior_guess_is_dropped_for_the_real_signal)
 	EXPECT_EQ(k.effect[0], NW_EFFECT_INTERRUPTED);
 }
 
+TEST(prior_guess_never_overwrites_the_senders_signal)
+{
+	struct knotif k = replied_after(NW_REPLY_NONE, -512);
+
+	/* the sender's signal made it into the copy beside the guess */
+	add_signal(&k, SIGURG, 35, 0, 0);
+	k.ev.signals[0].sender_tgid = 7;
+	k.ev.prior_sig = SIGURG;
+	knotif_add_prior_guess(&k);
+	EXPECT_EQ(k.ev.nsignals, 2);
+	EXPECT_EQ(k.ev.signals[1].before_wait, 1);
+	EXPECT_EQ(k.ev.prior_sig, 0);
+	knotif_set_delivered(&k, SIGURG, 35, 45, 7);
+	knotif_derive(&k);
+	EXPECT_EQ(k.ev.nsignals, 1);
+	EXPECT_EQ(k.ev.signals[0].sender_tgid, 7);
+	EXPECT_EQ(k.ev.signals[0].t_sent_ns, 35);
+	EXPECT_EQ(k.t_delivered_ns[0], 45);
+
+	/* only the guess: it becomes the one signal, sent before the wait */
+	k = replied_after(NW_REPLY_NONE, -512);
+	k.ev.prior_sig = SIGUSR1;
+	knotif_add_prior_guess(&k);
+	EXPECT_EQ(k.ev.nsignals, 1);
+	EXPECT_EQ(k.ev.signals[0].sig, SIGUSR1);
+	EXPECT_EQ(k.ev.signals[0].t_sent_ns, 0);
+	knotif_derive(&k);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_INTERRUPTED);
+}
+
 TEST(prior_guess_stays_beside_a_coalesced_or_realtime_signal)
 {
 	struct knotif k = replied_after(NW_REPLY_NONE, -512);

@@ -34,6 +34,7 @@ struct nw_opts {
 	const char *syscall_name;
 	int nr;
 	long handle_us;
+	long addfd_gap_us; /* sleep between an addfd and its SEND */
 	long recv_delay_us;
 	bool killable;
 	bool recv_flag;

@@ -37,6 +37,7 @@ static const char usage[] =
 "  --reply KIND                 value|error|continue|addfd|addfd-send (default value)\n"
 "  --reply-value V              value of a value reply (default 42)\n"
 "  --reply-error ERRNO          errno of an error reply, number or name (default EPERM)\n"
+"  --addfd-gap-us N             with --reply addfd: sleep between the addfd and the SEND\n"
 "Signals and failures:\n"
 "  --signal SIG                 signal the supervisor sends to the target thread\n"
 "  --signal-after-recv-us N     ... N us after RECV returned (once per iteration)\n"
@@ -63,7 +64,7 @@ static const char usage[] =
 
 enum {
 	OPT_TARGETS = 256, OPT_THREADS, OPT_ITERATIONS, OPT_SHARED, OPT_SYSCALL,
-	OPT_HANDLE, OPT_RECV_DELAY, OPT_KILLABLE, OPT_RECV_FLAG, OPT_REPLY,
+	OPT_HANDLE, OPT_ADDFD_GAP, OPT_RECV_DELAY, OPT_KILLABLE, OPT_RECV_FLAG, OPT_REPLY,
 	OPT_REPLY_VALUE, OPT_REPLY_ERROR, OPT_RLIMIT, OPT_SIGNAL, OPT_SIG_AFTER,
 	OPT_SIG_BEFORE, OPT_SA_RESTART, OPT_SIGURG, OPT_KILL_TARGET,
 	OPT_KILL_SUPERVISOR, OPT_CLOSE, OPT_PIDNS, OPT_TRUTH, OPT_DEMO, OPT_GATE,
@@ -77,6 +78,7 @@ static const struct option longopts[] = {
 	{ "shared-listener", no_argument, NULL, OPT_SHARED },
 	{ "syscall", required_argument, NULL, OPT_SYSCALL },
 	{ "handle-us", required_argument, NULL, OPT_HANDLE },
+	{ "addfd-gap-us", required_argument, NULL, OPT_ADDFD_GAP },
 	{ "recv-delay-us", required_argument, NULL, OPT_RECV_DELAY },
 	{ "killable", no_argument, NULL, OPT_KILLABLE },
 	{ "recv-flag", no_argument, NULL, OPT_RECV_FLAG },
@@ -258,6 +260,7 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		case OPT_SHARED: o->shared_listener = true; break;
 		case OPT_SYSCALL: o->syscall_name = optarg; break;
 		case OPT_HANDLE: r = parse_long("--handle-us", optarg, 0, LONG_MAX / 1000, &o->handle_us); break;
+		case OPT_ADDFD_GAP: r = parse_long("--addfd-gap-us", optarg, 0, LONG_MAX / 1000, &o->addfd_gap_us); break;
 		case OPT_RECV_DELAY: r = parse_long("--recv-delay-us", optarg, 0, LONG_MAX / 1000, &o->recv_delay_us); break;
 		case OPT_KILLABLE: o->killable = true; break;
 		case OPT_RECV_FLAG: o->recv_flag = true; break;

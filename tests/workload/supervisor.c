@@ -221,8 +221,11 @@ static void reply(int fd, uint64_t id)
 	case NW_REPLY_ADDFD_SEND:
 		r = add_fd(fd, id, nw_opts.reply == NW_REPLY_ADDFD_SEND ?
 			   SECCOMP_ADDFD_FLAG_SEND : 0, &e);
-		if (r >= 0 && nw_opts.reply == NW_REPLY_ADDFD)
+		if (r >= 0 && nw_opts.reply == NW_REPLY_ADDFD) {
+			/* the addfd woke the target: let it sleep again first */
+			nw_sleep_until(nw_now() + nw_opts.addfd_gap_us * 1000ULL);
 			send_resp(fd, id, "value", r, 0, 0);
+		}
 		else if (r < 0 && e != ENOENT)
 			send_resp(fd, id, "error", 0, -e, 0);
 		break;
