@@ -77,6 +77,14 @@ def reply_straddled(a, b, sa, sb):
     return all(min(ra, rb) - skew <= t <= max(ra, rb) + skew for t in (ta, tb))
 
 
+def brief(n):
+    """A notification's times and signals, for a failure message."""
+    sigs = [(s["sig"], s["t_sent_ns"], s["effect"], s.get("sent_before_wait"))
+            for s in n["signals"]]
+    return (f"[{n['outcome']} ret {n['ret']} notify {n['t_notify_ns']} recv {n['t_recv_ns']} "
+            f"return {n['t_return_ns']} signals {sigs}]")
+
+
 def t_backends_agree(env):
     """Both backends attached at once to one workload run: same notifications,
     outcomes, signals and addfds; fentry's notify no later than tracepoint's."""
@@ -139,7 +147,8 @@ def t_backends_agree(env):
         b_sigs = [s for s in b["signals"] if s not in late]
         expect(len(a["signals"]) == len(b_sigs),
                f"notif {i}: {len(a['signals'])} signals (fentry) vs {len(b_sigs)} "
-               f"(+{len(late)} after fentry's return)")
+               f"(+{len(late)} after fentry's return): fentry {brief(a)}, "
+               f"tracepoint {brief(b)}")
         for sa, sb in zip(a["signals"], b_sigs):
             expect(sa["effect"] == sb["effect"] or reply_straddled(a, b, sa, sb),
                    f"notif {i}: effects {a['signals']} vs {b['signals']}")
