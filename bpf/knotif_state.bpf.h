@@ -259,6 +259,27 @@ static __always_inline void take_recv_seen(struct nw_knotif_event *e)
 	bpf_map_delete_elem(&recv_seen, &e->key);
 }
 
+/* The next free signal slot of @e, or NULL (counted) when it is full. */
+static __always_inline struct nw_signal *
+next_signal_slot(struct nw_knotif_event *e)
+{
+	__u8 n = e->nsignals;
+
+	if (n >= NW_MAX_SIGNALS) {
+		e->signals_dropped++;
+		__sync_fetch_and_add(&counters.dropped_signals, 1);
+		return NULL;
+	}
+	return &e->signals[n & (NW_MAX_SIGNALS - 1)];
+}
+
+/* Count the slot next_signal_slot() gave once it is written, not before. */
+static __always_inline void publish_signal(struct nw_knotif_event *e)
+{
+	barrier();
+	e->nsignals++;
+}
+
 /*
  * Move the signals sent before @e could be followed into it. Whoever
  * deletes the map entry owns it, so two takers never both append.
@@ -270,7 +291,7 @@ static __always_inline void take_early_signals(struct nw_knotif_event *e,
 	struct sigpend_key sk = { .tid = tid };
 	struct sigpend_val sv = { .key = e->key };
 	struct nw_signal *s;
-	__u32 i, n;
+	__u32 i;
 
 	found = bpf_map_lookup_elem(&early_signals, &tid);
 	if (!found)
@@ -281,16 +302,11 @@ static __always_inline void take_early_signals(struct nw_knotif_event *e,
 	for (i = 0; i < NW_EARLY_SIGNALS; i++) {
 		if (i >= early.n)
 			break;
-		n = e->nsignals;
-		if (n >= NW_MAX_SIGNALS) {
-			e->signals_dropped++;
-			__sync_fetch_and_add(&counters.dropped_signals, 1);
+		s = next_signal_slot(e);
+		if (!s)
 			break;
-		}
-		s = &e->signals[n & (NW_MAX_SIGNALS - 1)];
 		*s = early.s[i];
-		barrier();
-		e->nsignals = n + 1;
+		publish_signal(e);
 		e->wake_cause = NW_CAUSE_SIGNAL;
 		if (s->result == 0) {
 			sk.sig = s->sig;
@@ -606,7 +622,6 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 	struct nw_signal *s;
 	__u32 tid = task->pid, tgid = task->tgid, *waiter;
 	__u64 now;
-	__u8 n;
 
 	e = knotif_of_tid(tid);
 	if (!e && group) {
@@ -629,13 +644,9 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 		note_early_signal(sig, task, result, now);
 		return;
 	}
-	n = e->nsignals;
-	if (n >= NW_MAX_SIGNALS) {
-		e->signals_dropped++;
-		__sync_fetch_and_add(&counters.dropped_signals, 1);
+	s = next_signal_slot(e);
+	if (!s)
 		return;
-	}
-	s = &e->signals[n & (NW_MAX_SIGNALS - 1)];
 	s->t_sent_ns = now;
 	s->sig = sig;
 	s->sender_tgid = bpf_get_current_pid_tgid() >> 32;
@@ -644,9 +655,7 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 	s->in_killable_sleep = e->t_killable_ns != 0;
 	s->masked = sig > 0 && sig <= 64 &&
 		    ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
-	/* counted only once written: a copy out never sees it half done */
-	barrier();
-	e->nsignals = n + 1;
+	publish_signal(e);
 	/* a killable sleep after this one is this signal's doing */
 	e->wake_cause = NW_CAUSE_SIGNAL;
 	if (result == 0) { /* TRACE_SIGNAL_DELIVERED: queued for the task */

@@ -18,6 +18,10 @@ ADDFD_FLAG_SEND = 2
 # (emulated, tests/vm/guest-suite.sh) sets more: a vCPU there can leave a
 # runnable task waiting for several milliseconds.
 WAKE_MARGIN_NS = int(os.environ.get("NW_TEST_WAKE_MARGIN_NS", "1000000"))
+# How many notifications, in percent, may be seen only at RECV or exit: the
+# supervisor or a signal got there before the target slept or woke anyone.
+# Scheduling decides it: 5% on real CPUs, more with emulated vCPUs.
+NOTIFY_UNSEEN_PCT = int(os.environ.get("NW_TEST_NOTIFY_UNSEEN_PCT", "5"))
 
 NOTIF_KEYS = (
     "id", "target_pid", "target_tid", "comm", "syscall", "nr", "supervisor_pid",
@@ -472,11 +476,13 @@ class Checker:
             self.problems.append(f"{len(notifs)} notif records, expected {expect_notifs}")
         # How often the supervisor takes a notification before the target
         # sleeps or wakes anyone is scheduling, not the tracer: on a loaded
-        # 2-core machine two busy supervisors reached 1.5%. 5% still fails a
-        # tracer that stops seeing the target's side.
-        if self.notify_unseen > max(1, len(notifs) // 20):
+        # 2-core machine two busy supervisors reached 1.5%, one supervisor of
+        # three targets in the emulated guest 6.7%. NOTIFY_UNSEEN_PCT (5%,
+        # 15% in the guest) still fails a tracer that stops seeing the
+        # target's side.
+        if self.notify_unseen > max(1, len(notifs) * NOTIFY_UNSEEN_PCT // 100):
             self.problems.append(f"{self.notify_unseen} of {len(notifs)} notifications seen only at "
-                                 f"RECV or exit (t_notify_ns null): more than 5%")
+                                 f"RECV or exit (t_notify_ns null): more than {NOTIFY_UNSEEN_PCT}%")
         if self.unknown_effects:
             self.problems.insert(0, f"signal effects outside the contract's "
                                  f"{'|'.join(EFFECTS)}: {self.unknown_effects}")

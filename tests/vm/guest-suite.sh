@@ -15,6 +15,8 @@ passed=0 failed=0 skipped=0 rc=0
 ks=()
 # TCG: a woken task may wait several ms for a vCPU (see checks.py)
 export NW_TEST_WAKE_MARGIN_NS=${NW_TEST_WAKE_MARGIN_NS:-10000000}
+# and a supervisor already running takes a notification first more often
+export NW_TEST_NOTIFY_UNSEEN_PCT=${NW_TEST_NOTIFY_UNSEEN_PCT:-15}
 for pat in ${NW_VM_TESTS:-}; do ks+=(-k "$pat"); done
 for backend in $backends; do
 	log=/tmp/nw-suite-$backend.log
