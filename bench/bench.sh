@@ -3,10 +3,15 @@
 # machines are noisy; ratios of interleaved runs are not). Each load runs
 # ROUNDS times alternately without and with the tracer; medians are kept.
 #   bench/bench.sh [BUILD]    (make bench)
+# ROUNDS, NOTIFS, SYSCALLS, PINGPONGS size it; BACKEND (default auto) is the
+# tracer's --backend, to compare backends where several load (the VM).
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-5}
 notifs=${NOTIFS:-20000}
+syscalls=${SYSCALLS:-2000000}
+pingpongs=${PINGPONGS:-100000}
+backend=${BACKEND:-auto}
 tmp=$(mktemp -d)
 trap '[ -n "$tracer" ] && kill "$tracer" 2>/dev/null; rm -rf "$tmp"' EXIT
 tracer=
@@ -23,9 +28,12 @@ roundtrip() {
 }
 
 start_tracer() {
-	"$build/notifwait" -j -o "$tmp/out.jsonl" 2>"$tmp/err" &
+	"$build/notifwait" --backend "$backend" -j -o "$tmp/out.jsonl" 2>"$tmp/err" &
 	tracer=$!
-	until grep -q 'notifwait: tracing' "$tmp/err"; do sleep 0.05; done
+	until grep -q 'notifwait: tracing' "$tmp/err"; do
+		kill -0 "$tracer" 2>/dev/null || { cat "$tmp/err" >&2; exit 1; }
+		sleep 0.05
+	done
 }
 
 stop_tracer() {
@@ -52,10 +60,13 @@ measure() { # name command...
 		"$(awk -v a="$on" -v b="$off" 'BEGIN {print a / b}')"
 }
 
+start_tracer
+echo "backend: $(grep -o 'backend: [a-z ]*' "$tmp/err" | head -n 1 | cut -d' ' -f2-)"
+stop_tracer
 printf '%-34s %10s %10s %9s\n' "load (ns per operation, median)" "untraced" "traced" "ratio"
 measure "notification round trip" roundtrip
-measure "unrelated getppid()" "$build/loops" syscall 2000000
-measure "unrelated pipe ping-pong" "$build/loops" pingpong 100000
+measure "unrelated getppid()" "$build/loops" syscall "$syscalls"
+measure "unrelated pipe ping-pong" "$build/loops" pingpong "$pingpongs"
 start_tracer
 "$build/nw-workload" --threads 1 --iterations "$notifs" >/dev/null
 stop_tracer
