@@ -369,10 +369,14 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 		}
 		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 		take_recv_seen(e);
-		take_early_signals(e, tid);
 	}
 	bpf_map_update_elem(&waiting, &tid, &key, BPF_ANY);
 	bpf_map_update_elem(&waiting_tgid, &tgid, &tid, BPF_ANY);
+	/*
+	 * Only after `waiting`: a sender that stores an early signal from now
+	 * on finds this entry and moves the signal itself.
+	 */
+	take_early_signals(e, tid);
 	return e;
 }
 
@@ -604,8 +608,8 @@ static __always_inline void note_early_signal(int sig, struct task_struct *task,
 	s->result = result;
 	s->masked = sig > 0 && sig <= 64 &&
 		    ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
-	barrier();
-	early->n = n + 1;
+	/* a locked add: the store is seen before `waiting` is read below */
+	__sync_fetch_and_add(&early->n, 1);
 	/* the target's side may have started following it meanwhile */
 	e = knotif_of_tid(tid);
 	if (e)

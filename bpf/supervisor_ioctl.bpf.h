@@ -124,6 +124,8 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 			return;
 	}
 	e->t_recv_ns = now;
+	/* the target's side may have filled the entry after this RECV returned */
+	recv_before_notify(e, now);
 	e->supervisor_tgid = cur->tgid;
 	e->supervisor_seen_pid = unotif.pid;
 	BPF_CORE_READ_STR_INTO(&e->supervisor_comm, cur, comm);
