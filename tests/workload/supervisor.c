@@ -225,9 +225,9 @@ static void reply(int fd, uint64_t id)
 			/* the addfd woke the target: let it sleep again first */
 			nw_sleep_until(nw_now() + nw_opts.addfd_gap_us * 1000ULL);
 			send_resp(fd, id, "value", r, 0, 0);
-		}
-		else if (r < 0 && e != ENOENT)
+		} else if (r < 0 && e != ENOENT) {
 			send_resp(fd, id, "error", 0, -e, 0);
+		}
 		break;
 	}
 }
