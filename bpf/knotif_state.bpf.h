@@ -320,6 +320,25 @@ static __always_inline void take_early_signals(struct nw_knotif_event *e,
 /* Zeroes for a new entry: built in place, no per-CPU scratch to share. */
 static const struct nw_knotif_event empty_knotif = {};
 
+/* Who and what a new entry is about: the same for every way it starts. */
+static __always_inline void describe_knotif(struct nw_knotif_event *e,
+					    const struct nw_knotif_key *key,
+					    struct task_struct *task, int nr,
+					    __u32 arch, __u8 filter_killable,
+					    __u8 source)
+{
+	e->kind = NW_REC_KNOTIF;
+	e->key = *key;
+	e->target_tid = BPF_CORE_READ(task, pid);
+	e->target_tgid = BPF_CORE_READ(task, tgid);
+	e->target_vtid = task_vtid(task);
+	e->nr = nr;
+	e->arch = arch;
+	e->filter_killable = filter_killable;
+	e->notify_source = source;
+	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+}
+
 /* Start following a notification; returns its state or NULL. */
 static __always_inline struct nw_knotif_event *
 track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
@@ -347,15 +366,8 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 	tgid = BPF_CORE_READ(task, tgid);
 	if (!err) {
 		/* -EEXIST: the other side (target or supervisor) was first */
-		e->kind = NW_REC_KNOTIF;
-		e->key = key;
-		e->target_tid = tid;
-		e->target_tgid = tgid;
-		e->target_vtid = task_vtid(task);
-		e->nr = v->nr;
-		e->arch = v->arch;
-		e->filter_killable = v->filter_killable;
-		e->notify_source = source;
+		describe_knotif(e, &key, task, v->nr, v->arch,
+				v->filter_killable, source);
 		if (source != NW_SEEN_RECV)
 			e->t_notify_ns = now;
 		/* fentry: whoever sees it first, the bracket's entry is the start */
@@ -367,7 +379,6 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 			/* a RECV landed while this entry was being filled */
 			recv_before_notify(e, e->t_recv_ns);
 		}
-		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 		take_recv_seen(e);
 	}
 	bpf_map_update_elem(&waiting, &tid, &key, BPF_ANY);
@@ -529,23 +540,16 @@ static __always_inline bool finish_knotif(struct task_struct *task, __u32 tid,
  */
 static __always_inline void note_unseen_exit(struct task_struct *task, int nr)
 {
-	struct seccomp_filter *filter = BPF_CORE_READ(task, seccomp.filter);
+	struct seccomp_filter *filter = task_listener_filter(task);
 	struct nw_knotif_key key = {};
-	struct notification *notif = NULL;
 	struct nw_knotif_event *e;
 	__u64 next_id;
-	int depth, i;
 	__u8 one = 1;
+	int i;
 
-	for (depth = 0; depth < NW_MAX_FILTER_DEPTH && filter; depth++) {
-		notif = BPF_CORE_READ(filter, notif);
-		if (notif)
-			break;
-		filter = BPF_CORE_READ(filter, prev);
-	}
-	if (!notif || !target_wanted(task, nr, false))
+	if (!filter || !target_wanted(task, nr, false))
 		return;
-	next_id = BPF_CORE_READ(notif, next_id);
+	next_id = BPF_CORE_READ(filter, notif, next_id);
 	key.filter = (__u64)filter;
 	for (i = 1; i <= NW_UNSEEN_LOOKBACK; i++) {
 		key.id = next_id - i;
@@ -561,18 +565,10 @@ static __always_inline void note_unseen_exit(struct task_struct *task, int nr)
 		return;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
-	e->kind = NW_REC_KNOTIF;
-	e->key = key;
-	e->target_tid = BPF_CORE_READ(task, pid);
-	e->target_tgid = BPF_CORE_READ(task, tgid);
-	e->target_vtid = task_vtid(task);
-	e->nr = nr;
-	e->arch = NW_AUDIT_ARCH_X86_64;
-	e->filter_killable = BPF_CORE_READ(filter, wait_killable_recv);
-	e->notify_source = NW_SEEN_EXIT;
+	describe_knotif(e, &key, task, nr, NW_AUDIT_ARCH_X86_64,
+			BPF_CORE_READ(filter, wait_killable_recv), NW_SEEN_EXIT);
 	e->t_return_ns = bpf_ktime_get_ns();
 	e->ret = -ERESTARTSYS;
-	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 	note_prior_signal(task, e);
 	bpf_map_update_elem(&ended, &key, &one, BPF_ANY);
 	bpf_ringbuf_submit(e, wakeup_flags());

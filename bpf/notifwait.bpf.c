@@ -149,8 +149,9 @@ int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 		m->entered = 0;
 	if (finish_knotif(cur, cur->pid, ret, false)) {
 		/* a target: mark its syscalls from now on (note_unseen_exit) */
-		bpf_task_storage_get(&syscall_marks, cur, 0,
-				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!m)
+			bpf_task_storage_get(&syscall_marks, cur, 0,
+					     BPF_LOCAL_STORAGE_GET_F_CREATE);
 		return 0;
 	}
 	if (m && !entered && ret == -ERESTARTSYS)

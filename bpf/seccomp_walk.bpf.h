@@ -106,21 +106,27 @@ static __always_inline bool task_find_knotif(struct task_struct *task,
 	return false;
 }
 
+/* The newest filter of @task that has a listener, or NULL. */
+static __always_inline struct seccomp_filter *
+task_listener_filter(struct task_struct *task)
+{
+	struct seccomp_filter *filter = BPF_CORE_READ(task, seccomp.filter);
+	int depth;
+
+	for (depth = 0; depth < NW_MAX_FILTER_DEPTH && filter; depth++) {
+		if (BPF_CORE_READ(filter, notif))
+			return filter;
+		filter = BPF_CORE_READ(filter, prev);
+	}
+	return NULL;
+}
+
 /* Cheap test first: only tasks under a filter with a listener can wait. */
 static __always_inline bool task_has_listener(struct task_struct *task)
 {
-	struct seccomp_filter *filter;
-	int depth;
-
 	if (BPF_CORE_READ(task, seccomp.mode) != NW_SECCOMP_MODE_FILTER)
 		return false;
-	filter = BPF_CORE_READ(task, seccomp.filter);
-	for (depth = 0; depth < NW_MAX_FILTER_DEPTH && filter; depth++) {
-		if (BPF_CORE_READ(filter, notif))
-			return true;
-		filter = BPF_CORE_READ(filter, prev);
-	}
-	return false;
+	return task_listener_filter(task) != NULL;
 }
 
 /* The seccomp filter behind the listener fd @fd of the current task. */

@@ -69,7 +69,7 @@ struct bound_stats {
 	unsigned long long max_pending_ns; /* of the deferred signals */
 	unsigned long long slack_ns;
 	unsigned long long budget_ns; /* 0: no budget */
-	unsigned long long lost; /* the sum of the four below */
+	unsigned long long lost; /* the sum of the five below */
 	unsigned long long lost_records; /* ring buffer full */
 	unsigned long long dropped_knotifs; /* notification map full */
 	unsigned long long missed_runs; /* probe runs the kernel skipped */

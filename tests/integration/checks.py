@@ -23,6 +23,9 @@ WAKE_MARGIN_NS = int(os.environ.get("NW_TEST_WAKE_MARGIN_NS", "1000000"))
 # Scheduling decides it: 5% on real CPUs, more with emulated vCPUs.
 NOTIFY_UNSEEN_PCT = int(os.environ.get("NW_TEST_NOTIFY_UNSEEN_PCT", "5"))
 
+# the lost record's counters; each names a cause, and none may be nonzero
+LOST_COUNTERS = ("events", "knotifs_dropped", "signals_dropped", "missed_runs")
+
 NOTIF_KEYS = (
     "id", "target_pid", "target_tid", "comm", "syscall", "nr", "supervisor_pid",
     "supervisor_comm", "supervisor_seen_pid", "target_seen_pid", "listener",
@@ -520,7 +523,7 @@ class Checker:
             self.problems.append(f"{len(lost)} 'lost' records, expected 1")
         else:
             # nothing may be lost in these small runs; each counter names a cause
-            for k in ("events", "knotifs_dropped", "signals_dropped", "missed_runs"):
+            for k in LOST_COUNTERS:
                 if lost[0].get(k) != 0:
                     self.problems.append(f"lost record: {k}={lost[0].get(k)}")
         if len(self.trace.of("summary")) != 1:

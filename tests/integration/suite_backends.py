@@ -7,6 +7,7 @@ import subprocess
 import time
 
 from scenarios import HEADER, expect, wait_line
+from checks import LOST_COUNTERS
 from truth import Skip, Trace, Truth
 
 
@@ -124,9 +125,8 @@ def t_backends_agree(env):
     for b, t in traces.items():
         # a probe run the kernel skipped would make the two differ: say so
         lost = t.of("lost")
-        expect(len(lost) == 1 and all(lost[0].get(k) == 0 for k in
-                                      ("events", "knotifs_dropped", "signals_dropped",
-                                       "missed_runs")), f"{b}: lost record {lost}")
+        expect(len(lost) == 1 and all(lost[0].get(k) == 0 for k in LOST_COUNTERS),
+               f"{b}: lost record {lost}")
     recs = {b: {n["id"]: n for n in t.notifs} for b, t in traces.items()}
     f, tp = recs["fentry"], recs["tracepoint"]
     # only this run's workloads (others may run on the machine meanwhile)
