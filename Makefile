@@ -27,7 +27,7 @@ DEB_PACKAGES += libmicrohttpd-dev prometheus curl python3-prometheus-client
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 NW_CFLAGS := -std=gnu11 $(WARN) -I$(BUILD) -Ibpf -Iuser
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -std=gnu11 $(WARN) \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -std=gnu11 $(WARN) \
 	-Wno-unused-parameter -Ivmlinux/$(ARCH) -Ibpf
 LIBS := -lbpf -lelf -lz -lseccomp -lm
 LIBS += -lmicrohttpd

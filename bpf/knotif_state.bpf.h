@@ -82,10 +82,16 @@ struct {
  */
 #define NW_EARLY_SIGNALS 4
 
-struct nw_early_signals {
-	__u32 n;
+struct nw_early_signal {
+	struct nw_signal s;
+	__u32 claimed; /* exchanged to 1 by whoever moves it into the entry */
 	__u32 pad;
-	struct nw_signal s[NW_EARLY_SIGNALS];
+};
+
+struct nw_early_signals {
+	__u32 n; /* slots taken, by an atomic add */
+	__u32 pad;
+	struct nw_early_signal slot[NW_EARLY_SIGNALS];
 };
 
 struct {
@@ -259,61 +265,92 @@ static __always_inline void take_recv_seen(struct nw_knotif_event *e)
 	bpf_map_delete_elem(&recv_seen, &e->key);
 }
 
-/* The next free signal slot of @e, or NULL (counted) when it is full. */
-static __always_inline struct nw_signal *
-next_signal_slot(struct nw_knotif_event *e)
+/*
+ * Signals are written into an entry from the sender's CPU while the target
+ * may be copying it out on its own (finish_knotif). A slot is taken with an
+ * atomic add and published by its send time, stored last with an exchange;
+ * the copy starts only after an exchange sets `closed`. Each side writes
+ * its word, then reads the other's, both past a full barrier: a signal the
+ * copy can miss is one whose sender then sees `closed` and emits it alone.
+ */
+static __always_inline void append_signal(struct nw_knotif_event *e,
+					  const struct nw_knotif_key *key,
+					  const struct nw_signal *sig)
 {
-	__u8 n = e->nsignals;
+	struct nw_signal_late_event late = {};
+	struct nw_signal *s;
+	__u32 idx;
 
-	if (n >= NW_MAX_SIGNALS) {
-		e->signals_dropped++;
+	idx = __sync_fetch_and_add(&e->nsignals, 1);
+	if (idx >= NW_MAX_SIGNALS) {
 		__sync_fetch_and_add(&counters.dropped_signals, 1);
-		return NULL;
+		return;
 	}
-	return &e->signals[n & (NW_MAX_SIGNALS - 1)];
-}
-
-/* Count the slot next_signal_slot() gave once it is written, not before. */
-static __always_inline void publish_signal(struct nw_knotif_event *e)
-{
-	barrier();
-	e->nsignals++;
+	s = &e->signals[idx & (NW_MAX_SIGNALS - 1)];
+	s->sig = sig->sig;
+	s->sender_tgid = sig->sender_tgid;
+	s->result = sig->result;
+	s->after_recv = sig->after_recv;
+	s->in_killable_sleep = sig->in_killable_sleep;
+	s->masked = sig->masked;
+	s->before_wait = sig->before_wait;
+	__sync_lock_test_and_set(&s->t_sent_ns, sig->t_sent_ns);
+	/* a deleted entry's memory may already hold another notification */
+	if (!*(volatile __u32 *)&e->closed && e->key.id == key->id &&
+	    e->key.filter == key->filter)
+		return;
+	late.kind = NW_REC_SIGNAL_LATE;
+	late.key = *key;
+	late.signal = *sig;
+	emit(&late, sizeof(late));
 }
 
 /*
- * Move the signals sent before @e could be followed into it. Whoever
- * deletes the map entry owns it, so two takers never both append.
+ * An early signal goes into the entry once: its sender and the tracker
+ * that creates the entry may both try, and the claim decides.
+ */
+static __always_inline void adopt_early_signal(struct nw_knotif_event *e,
+					       const struct nw_knotif_key *key,
+					       __u32 tid,
+					       struct nw_early_signal *slot)
+{
+	struct sigpend_key sk = { .tid = tid, .sig = slot->s.sig };
+	struct sigpend_val sv = { .key = *key };
+
+	if (__sync_lock_test_and_set(&slot->claimed, 1))
+		return;
+	append_signal(e, key, &slot->s);
+	e->wake_cause = NW_CAUSE_SIGNAL;
+	if (slot->s.result == 0) {
+		sv.t_sent_ns = slot->s.t_sent_ns;
+		sv.sender_tgid = slot->s.sender_tgid;
+		bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
+	}
+}
+
+/*
+ * Move the signals sent before @e could be followed into it. A slot whose
+ * send time is not written yet is left to its sender, which finds the
+ * entry (`waiting` is set before this runs) and moves it itself.
  */
 static __always_inline void take_early_signals(struct nw_knotif_event *e,
+					       const struct nw_knotif_key *key,
 					       __u32 tid)
 {
-	struct nw_early_signals *found, early;
-	struct sigpend_key sk = { .tid = tid };
-	struct sigpend_val sv = { .key = e->key };
-	struct nw_signal *s;
-	__u32 i;
+	struct nw_early_signals *early;
+	struct nw_early_signal *slot;
+	__u32 i, n;
 
-	found = bpf_map_lookup_elem(&early_signals, &tid);
-	if (!found)
+	early = bpf_map_lookup_elem(&early_signals, &tid);
+	if (!early)
 		return;
-	early = *found;
-	if (bpf_map_delete_elem(&early_signals, &tid))
-		return;
+	n = __sync_fetch_and_add(&early->n, 0);
 	for (i = 0; i < NW_EARLY_SIGNALS; i++) {
-		if (i >= early.n)
+		if (i >= n)
 			break;
-		s = next_signal_slot(e);
-		if (!s)
-			break;
-		*s = early.s[i];
-		publish_signal(e);
-		e->wake_cause = NW_CAUSE_SIGNAL;
-		if (s->result == 0) {
-			sk.sig = s->sig;
-			sv.t_sent_ns = s->t_sent_ns;
-			sv.sender_tgid = s->sender_tgid;
-			bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
-		}
+		slot = &early->slot[i];
+		if (__sync_fetch_and_add(&slot->s.t_sent_ns, 0))
+			adopt_early_signal(e, key, tid, slot);
 	}
 }
 
@@ -387,15 +424,27 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 	 * Only after `waiting`: a sender that stores an early signal from now
 	 * on finds this entry and moves the signal itself.
 	 */
-	take_early_signals(e, tid);
+	take_early_signals(e, &key, tid);
 	return e;
+}
+
+/* The notification @tid waits on, and its key (the entry's may change). */
+static __always_inline struct nw_knotif_event *
+knotif_and_key_of_tid(__u32 tid, struct nw_knotif_key *key)
+{
+	struct nw_knotif_key *found = bpf_map_lookup_elem(&waiting, &tid);
+
+	if (!found)
+		return NULL;
+	*key = *found;
+	return bpf_map_lookup_elem(&knotifs, key);
 }
 
 static __always_inline struct nw_knotif_event *knotif_of_tid(__u32 tid)
 {
-	struct nw_knotif_key *key = bpf_map_lookup_elem(&waiting, &tid);
+	struct nw_knotif_key key;
 
-	return key ? bpf_map_lookup_elem(&knotifs, key) : NULL;
+	return knotif_and_key_of_tid(tid, &key);
 }
 
 /* Whether the current task has an unblocked signal pending. */
@@ -521,6 +570,8 @@ static __always_inline bool finish_knotif(struct task_struct *task, __u32 tid,
 		 * sends its time again (recv_late).
 		 */
 		bpf_map_update_elem(&ended, &k, &one, BPF_ANY);
+		/* a signal written from now on also travels alone */
+		__sync_lock_test_and_set(&e->closed, 1);
 		emit(e, sizeof(*e));
 		bpf_map_delete_elem(&knotifs, &k);
 	}
@@ -578,13 +629,14 @@ static __always_inline void note_unseen_exit(struct task_struct *task, int nr)
  * A signal for a task inside the fentry bracket whose notification is not
  * followed yet: kept for the notification's entry (take_early_signals).
  */
-static __always_inline void note_early_signal(int sig, struct task_struct *task,
-					      int result, __u64 now)
+static __always_inline void note_early_signal(const struct nw_signal *sig,
+					      __u32 tid)
 {
 	struct nw_early_signals fresh = {}, *early;
+	struct nw_early_signal *slot;
 	struct nw_knotif_event *e;
-	struct nw_signal *s;
-	__u32 tid = task->pid, n;
+	struct nw_knotif_key key;
+	__u32 idx;
 
 	if (!bpf_map_lookup_elem(&entered, &tid))
 		return;
@@ -592,77 +644,70 @@ static __always_inline void note_early_signal(int sig, struct task_struct *task,
 	early = bpf_map_lookup_elem(&early_signals, &tid);
 	if (!early)
 		return;
-	n = early->n;
-	if (n >= NW_EARLY_SIGNALS) {
+	idx = __sync_fetch_and_add(&early->n, 1);
+	if (idx >= NW_EARLY_SIGNALS) {
 		__sync_fetch_and_add(&counters.dropped_signals, 1);
 		return;
 	}
-	s = &early->s[n & (NW_EARLY_SIGNALS - 1)];
-	s->t_sent_ns = now;
-	s->sig = sig;
-	s->sender_tgid = bpf_get_current_pid_tgid() >> 32;
-	s->result = result;
-	s->masked = sig > 0 && sig <= 64 &&
-		    ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
-	/* a locked add: the store is seen before `waiting` is read below */
-	__sync_fetch_and_add(&early->n, 1);
+	slot = &early->slot[idx & (NW_EARLY_SIGNALS - 1)];
+	slot->s = *sig;
+	slot->s.t_sent_ns = 0;
+	__sync_lock_test_and_set(&slot->s.t_sent_ns, sig->t_sent_ns);
 	/* the target's side may have started following it meanwhile */
-	e = knotif_of_tid(tid);
+	e = knotif_and_key_of_tid(tid, &key);
 	if (e)
-		take_early_signals(e, tid);
+		adopt_early_signal(e, &key, tid, slot);
 }
 
 /* A signal generated for @task: recorded if it waits on a notification. */
 static __always_inline void record_signal(int sig, struct task_struct *task,
 					  int group, int result)
 {
+	/* first: the signal is queued already, and this program may be held */
+	__u64 now = bpf_ktime_get_ns();
 	struct sigpend_key sk = { .sig = sig };
 	struct sigpend_val sv = {};
+	struct nw_signal s = {};
 	struct nw_knotif_event *e;
-	struct nw_signal *s;
+	struct nw_knotif_key key;
 	__u32 tid = task->pid, tgid = task->tgid, *waiter;
-	__u64 now;
 
-	e = knotif_of_tid(tid);
+	e = knotif_and_key_of_tid(tid, &key);
 	if (!e && group) {
 		waiter = bpf_map_lookup_elem(&waiting_tgid, &tgid);
 		if (waiter) {
 			tid = *waiter;
-			e = knotif_of_tid(tid);
+			e = knotif_and_key_of_tid(tid, &key);
 		}
 	}
-	now = bpf_ktime_get_ns();
 	if (!e && task_has_listener(task)) {
 		/*
 		 * Not seen yet: RECV may already have taken it (the kernel's
 		 * state is SENT) while its sys_exit has not fired.
 		 */
 		detect_waiting(task, NW_SEEN_SIGNAL, now);
-		e = knotif_of_tid(tid);
+		e = knotif_and_key_of_tid(tid, &key);
 	}
+	s.t_sent_ns = now;
+	s.sig = sig;
+	s.sender_tgid = bpf_get_current_pid_tgid() >> 32;
+	s.result = result;
+	s.masked = sig > 0 && sig <= 64 &&
+		   ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
 	if (!e) {
-		note_early_signal(sig, task, result, now);
+		note_early_signal(&s, task->pid);
 		return;
 	}
-	s = next_signal_slot(e);
-	if (!s)
-		return;
-	s->t_sent_ns = now;
-	s->sig = sig;
-	s->sender_tgid = bpf_get_current_pid_tgid() >> 32;
-	s->result = result;
-	s->after_recv = e->t_recv_ns != 0;
-	s->in_killable_sleep = e->t_killable_ns != 0;
-	s->masked = sig > 0 && sig <= 64 &&
-		    ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
-	publish_signal(e);
+	s.after_recv = e->t_recv_ns != 0;
+	s.in_killable_sleep = e->t_killable_ns != 0;
+	append_signal(e, &key, &s);
 	/* a killable sleep after this one is this signal's doing */
 	e->wake_cause = NW_CAUSE_SIGNAL;
 	if (result == 0) { /* TRACE_SIGNAL_DELIVERED: queued for the task */
 		sk.tid = tid;
-		sv.key = e->key;
+		sv.key = key;
 		sv.t_sent_ns = now;
-		sv.sender_tgid = s->sender_tgid;
+		sv.sender_tgid = s.sender_tgid;
 		bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
 	}
 }

@@ -30,6 +30,7 @@ enum nw_record_kind {
 	NW_REC_ADDFD, /* a supervisor's NOTIF_ADDFD returned */
 	NW_REC_REPLY_FAILED, /* a supervisor's NOTIF_SEND failed */
 	NW_REC_RECV_LATE, /* a RECV that returned after the target had */
+	NW_REC_SIGNAL_LATE, /* a signal written while its record was copied out */
 };
 
 /* Where the tracer first saw the notification. */
@@ -65,7 +66,7 @@ struct nw_knotif_key {
 };
 
 struct nw_signal {
-	__u64 t_sent_ns;
+	__u64 t_sent_ns; /* written last: a slot without it is not filled in */
 	__u32 sig;
 	__u32 sender_tgid;
 	__s32 result; /* signal_generate's TRACE_SIGNAL_* */
@@ -95,6 +96,13 @@ struct nw_knotif_event {
 	__u32 arch;
 	__u32 interruptible_sleeps;
 	__u32 killable_sleeps;
+	/*
+	 * Slots taken, by an atomic add: may pass NW_MAX_SIGNALS (the rest
+	 * are dropped and counted). The reporter keeps the filled-in ones.
+	 */
+	__u32 nsignals;
+	/* Set before the record is copied out: see append_signal(). */
+	__u32 closed;
 	__u8 notify_source;
 	__u8 killable_cause;
 	__u8 wake_cause; /* the last wake-up, kept for killable_cause */
@@ -103,8 +111,7 @@ struct nw_knotif_event {
 	__u8 recv_flag; /* seed RECV flag SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE */
 	__u8 fatal_pending; /* SIGKILL pending at return */
 	__u8 exited; /* target exited without a sys_exit */
-	__u8 nsignals;
-	__u8 signals_dropped;
+	__u8 signals_dropped; /* filled by the reporter from nsignals */
 	__u8 ret_unknown; /* CONTINUE under fentry: the syscall ran after */
 	/*
 	 * The wait aborted with no signal recorded: the lowest unblocked
@@ -112,7 +119,7 @@ struct nw_knotif_event {
 	 * signals[] so a sender still recording its signal never shares a slot.
 	 */
 	__u8 prior_sig;
-	__u8 pad[4];
+	__u8 pad[5];
 	char comm[NW_COMM_LEN];
 	char supervisor_comm[NW_COMM_LEN];
 	struct nw_signal signals[NW_MAX_SIGNALS];
@@ -157,6 +164,17 @@ struct nw_recv_late_event {
 	__u32 supervisor_seen_pid;
 	__u32 recv_flag;
 	char supervisor_comm[NW_COMM_LEN];
+};
+
+/*
+ * A signal its sender wrote into a notification's entry while the target
+ * was copying that entry out: the copy may lack it, so it travels alone.
+ */
+struct nw_signal_late_event {
+	__u32 kind; /* NW_REC_SIGNAL_LATE */
+	__u32 pad;
+	struct nw_knotif_key key;
+	struct nw_signal signal;
 };
 
 /* Counters the reporter reads from the BPF object's .bss. */

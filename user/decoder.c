@@ -18,9 +18,17 @@ static void on_knotif(struct decoder *d, const struct nw_knotif_event *e)
 
 	if (!k)
 		return;
-	k->ev = *e;
-	k->have_event = true;
+	knotif_take_record(k, e);
 	knotif_add_prior_guess(k);
+}
+
+static void on_signal_late(struct decoder *d,
+			   const struct nw_signal_late_event *s)
+{
+	struct knotif *k = held(d, &s->key);
+
+	if (k)
+		knotif_add_late_signal(k, &s->signal);
 }
 
 static void on_delivered(struct decoder *d,
@@ -98,6 +106,11 @@ int decoder_feed(struct decoder *d, const void *data, size_t size)
 			goto bad;
 		on_recv_late(d, data);
 		return 0;
+	case NW_REC_SIGNAL_LATE:
+		if (size != sizeof(struct nw_signal_late_event))
+			goto bad;
+		on_signal_late(d, data);
+		return 0;
 	case NW_REC_REPLY_FAILED:
 		if (size != sizeof(struct nw_reply_failed_event))
 			goto bad;
@@ -115,8 +128,7 @@ void decoder_feed_pending(struct decoder *d, const struct nw_knotif_event *e)
 
 	if (!k)
 		return;
-	k->ev = *e;
-	k->have_event = true;
+	knotif_take_record(k, e);
 	k->pending = true;
 	knotif_add_prior_guess(k);
 }

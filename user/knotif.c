@@ -109,6 +109,73 @@ void knotif_add_prior_guess(struct knotif *k)
 	e->prior_sig = 0;
 }
 
+/* Whether a signal sent at @t_sent_ns belongs to the wait of @e. */
+static bool sent_during_wait(const struct nw_knotif_event *e, __u64 t_sent_ns)
+{
+	return !e->t_return_ns || t_sent_ns <= e->t_return_ns;
+}
+
+void knotif_take_record(struct knotif *k, const struct nw_knotif_event *e)
+{
+	unsigned int i, n = 0, taken = e->nsignals;
+
+	k->ev = *e;
+	if (taken > NW_MAX_SIGNALS) {
+		k->ev.signals_dropped = taken - NW_MAX_SIGNALS > 255 ?
+						255 :
+						taken - NW_MAX_SIGNALS;
+		taken = NW_MAX_SIGNALS;
+	}
+	/*
+	 * A slot whose sender had not written it when the copy was made has
+	 * no send time (its sender sends it alone); one sent after the
+	 * return belongs to no wait.
+	 */
+	for (i = 0; i < taken; i++) {
+		const struct nw_signal *s = &e->signals[i];
+
+		if (!s->t_sent_ns || !sent_during_wait(e, s->t_sent_ns))
+			continue;
+		k->ev.signals[n] = *s;
+		k->t_delivered_ns[n++] = 0;
+	}
+	k->ev.nsignals = n;
+	k->have_event = true;
+	for (i = 0; i < k->nearly_late; i++)
+		knotif_add_late_signal(k, &k->early_late[i]);
+	k->nearly_late = 0;
+}
+
+void knotif_add_late_signal(struct knotif *k, const struct nw_signal *s)
+{
+	struct nw_knotif_event *e = &k->ev;
+	unsigned int i, n = e->nsignals;
+
+	if (!k->have_event) {
+		if (k->nearly_late < NW_MAX_SIGNALS)
+			k->early_late[k->nearly_late++] = *s;
+		return;
+	}
+	if (!sent_during_wait(e, s->t_sent_ns))
+		return;
+	for (i = 0; i < n && i < NW_MAX_SIGNALS; i++) {
+		if (e->signals[i].sig == s->sig &&
+		    e->signals[i].t_sent_ns == s->t_sent_ns) {
+			/* in the copy too, maybe torn: the sender's is whole */
+			e->signals[i] = *s;
+			return;
+		}
+	}
+	if (n >= NW_MAX_SIGNALS) {
+		if (e->signals_dropped < 255)
+			e->signals_dropped++;
+		return;
+	}
+	e->signals[n] = *s;
+	k->t_delivered_ns[n] = 0;
+	e->nsignals = n + 1;
+}
+
 void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a)
 {
 	struct nw_addfd *slot;
@@ -143,7 +210,7 @@ void knotif_set_delivered(struct knotif *k, __u32 sig, __u64 t_sent_ns,
 			return;
 		}
 	}
-	if (!t_sent_ns)
+	if (!t_sent_ns || !sent_during_wait(&k->ev, t_sent_ns))
 		return;
 	/* guessed as pending before the wait, but sent during it */
 	for (i = 0; i < n && i < NW_MAX_SIGNALS; i++) {

@@ -7,7 +7,7 @@ import subprocess
 import time
 
 from scenarios import HEADER, expect, wait_line
-from checks import LOST_COUNTERS
+from checks import LOST_COUNTERS, WAKE_MARGIN_NS
 from truth import Skip, Trace, Truth
 
 
@@ -120,7 +120,7 @@ def t_backends_agree(env):
                 t.kill()
                 t.wait()
     truth = Truth(truth_path)
-    mine = {r["id"] for r in truth.ev("recv")}
+    mine = {r["id"] for r in truth.recv_ok()}
     traces = {b: Trace(out) for b, out in outs.items()}
     for b, t in traces.items():
         # a probe run the kernel skipped would make the two differ: say so
@@ -152,11 +152,20 @@ def t_backends_agree(env):
                 (a["t_return_ns"], b["t_return_ns"])
                 and a["t_return_ns"] < s["t_sent_ns"] <= b["t_return_ns"]]
         b_sigs = [s for s in b["signals"] if s not in late]
-        expect(len(a["signals"]) == len(b_sigs),
+        # Both tracers' signal programs run back to back on the sender's
+        # CPU, fentry's first: the tracepoint one, held up for a vCPU
+        # (WAKE_MARGIN_NS), may run after its record was closed. Only the
+        # last signal, sent that close to the tracepoint record's end.
+        a_sigs = a["signals"]
+        if (len(a_sigs) == len(b_sigs) + 1 and a_sigs[-1]["t_sent_ns"] is not None
+                and b["t_return_ns"] is not None
+                and 0 <= b["t_return_ns"] - a_sigs[-1]["t_sent_ns"] <= WAKE_MARGIN_NS):
+            a_sigs = a_sigs[:-1]
+        expect(len(a_sigs) == len(b_sigs),
                f"notif {i}: {len(a['signals'])} signals (fentry) vs {len(b_sigs)} "
                f"(+{len(late)} after fentry's return): fentry {brief(a)}, "
                f"tracepoint {brief(b)}")
-        for sa, sb in zip(a["signals"], b_sigs):
+        for sa, sb in zip(a_sigs, b_sigs):
             expect(sa["effect"] == sb["effect"] or reply_straddled(a, b, sa, sb),
                    f"notif {i}: effects {a['signals']} vs {b['signals']}")
         expect(len(a["addfd"]) == len(b["addfd"]), f"notif {i}: addfd counts differ")

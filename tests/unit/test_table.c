@@ -74,6 +74,7 @@ TEST(linger_bounds_the_wait_and_flush_all_takes_pending)
 	ASSERT_TRUE(t);
 	e.nsignals = 1;
 	e.signals[0].sig = 10;
+	e.signals[0].t_sent_ns = 2;
 	decoder_feed(&d, &e, sizeof(e));
 	knotif_table_flush(t, 1000 + NW_LINGER_NS - 1);
 	EXPECT_EQ(seen.n, 0);
