@@ -484,15 +484,20 @@ static __always_inline void note_sleep(struct nw_knotif_event *e,
 	}
 }
 
-/* A target not yet followed that turns out to be waiting on a listener. */
-static __always_inline void detect_waiting(struct task_struct *task,
-					   __u8 source, __u64 now)
+/*
+ * A target not yet followed that turns out to be waiting on a listener.
+ * Returns the notification's entry, also one another CPU is still filling
+ * in (created, not yet in `waiting`), and its key; or NULL.
+ */
+static __always_inline struct nw_knotif_event *
+detect_waiting(struct task_struct *task, __u8 source, __u64 now,
+	       struct nw_knotif_key *key)
 {
 	struct nw_knotif_view v = {};
-	struct nw_knotif_key key;
+	struct nw_knotif_event *e;
 
 	if (!task_find_knotif(task, &v))
-		return;
+		return NULL;
 	/*
 	 * The list is read without notify_lock and the knotif lives on the
 	 * target's stack: one read as its syscall returns may be torn. Keep
@@ -500,14 +505,15 @@ static __always_inline void detect_waiting(struct task_struct *task,
 	 */
 	if (v.task != task || v.state > 2 ||
 	    listener_find((struct seccomp_filter *)v.filter, 0, v.id) != v.kn)
-		return;
-	key.filter = v.filter;
-	key.id = v.id;
-	if (bpf_map_lookup_elem(&knotifs, &key))
-		return; /* seen from the supervisor's side already */
+		return NULL;
+	key->filter = v.filter;
+	key->id = v.id;
+	e = bpf_map_lookup_elem(&knotifs, key);
+	if (e)
+		return e; /* followed from the other side already */
 	if (!target_wanted(task, v.nr, false))
-		return;
-	track_knotif(&v, source, now);
+		return NULL;
+	return track_knotif(&v, source, now);
 }
 
 /*
@@ -685,8 +691,7 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 		 * Not seen yet: RECV may already have taken it (the kernel's
 		 * state is SENT) while its sys_exit has not fired.
 		 */
-		detect_waiting(task, NW_SEEN_SIGNAL, now);
-		e = knotif_and_key_of_tid(tid, &key);
+		e = detect_waiting(task, NW_SEEN_SIGNAL, now, &key);
 	}
 	s.t_sent_ns = now;
 	s.sig = sig;

@@ -80,13 +80,14 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(tp_sched_waking, struct task_struct *p)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	struct nw_knotif_key key;
 	__u32 tid = cur->pid;
 
 	if (cur->seccomp.mode != NW_SECCOMP_MODE_FILTER)
 		return 0;
 	if (bpf_map_lookup_elem(&waiting, &tid) || !task_has_listener(cur))
 		return 0;
-	detect_waiting(cur, NW_SEEN_WAKEUP, bpf_ktime_get_ns());
+	detect_waiting(cur, NW_SEEN_WAKEUP, bpf_ktime_get_ns(), &key);
 	return 0;
 }
 
@@ -96,21 +97,18 @@ int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev,
 {
 	unsigned int state = prev_state & SLEEP_STATE_MASK;
 	struct nw_knotif_event *e;
-	__u32 tid;
+	struct nw_knotif_key key;
 
 	if (preempt || (state != TASK_INTERRUPTIBLE && state != TASK_KILLABLE))
 		return 0;
 	if (prev->seccomp.mode != NW_SECCOMP_MODE_FILTER)
 		return 0;
-	tid = prev->pid;
-	e = knotif_of_tid(tid);
-	if (!e) {
-		if (task_has_listener(prev))
-			detect_waiting(prev, NW_SEEN_SLEEP, bpf_ktime_get_ns());
-		e = knotif_of_tid(tid);
-		if (!e)
-			return 0;
-	}
+	e = knotif_of_tid(prev->pid);
+	if (!e && task_has_listener(prev))
+		e = detect_waiting(prev, NW_SEEN_SLEEP, bpf_ktime_get_ns(),
+				   &key);
+	if (!e)
+		return 0;
 	note_sleep(e, state == TASK_KILLABLE, bpf_ktime_get_ns());
 	return 0;
 }

@@ -154,12 +154,16 @@ def t_backends_agree(env):
         b_sigs = [s for s in b["signals"] if s not in late]
         # Both tracers' signal programs run back to back on the sender's
         # CPU, fentry's first: the tracepoint one, held up for a vCPU
-        # (WAKE_MARGIN_NS), may run after its record was closed. Only the
-        # last signal, sent that close to the tracepoint record's end.
+        # (WAKE_MARGIN_NS), may run after its record was closed. Only
+        # fentry's last signal, sent that close to the tracepoint record's
+        # end, and later than tracepoint's last (its own time of the same
+        # signal would be later still).
         a_sigs = a["signals"]
-        if (len(a_sigs) == len(b_sigs) + 1 and a_sigs[-1]["t_sent_ns"] is not None
+        last = a_sigs[-1]["t_sent_ns"] if a_sigs else None
+        if (len(a_sigs) == len(b_sigs) + 1 and last is not None
                 and b["t_return_ns"] is not None
-                and 0 <= b["t_return_ns"] - a_sigs[-1]["t_sent_ns"] <= WAKE_MARGIN_NS):
+                and 0 <= b["t_return_ns"] - last <= WAKE_MARGIN_NS
+                and all(s["t_sent_ns"] is not None and s["t_sent_ns"] < last for s in b_sigs)):
             a_sigs = a_sigs[:-1]
         expect(len(a_sigs) == len(b_sigs),
                f"notif {i}: {len(a['signals'])} signals (fentry) vs {len(b_sigs)} "
