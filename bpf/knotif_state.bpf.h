@@ -273,11 +273,36 @@ static __always_inline void take_recv_seen(struct nw_knotif_event *e)
  * its word, then reads the other's, both past a full barrier: a signal the
  * copy can miss is one whose sender then sees `closed` and emits it alone.
  */
+static __always_inline void emit_late_signal(const struct nw_knotif_key *key,
+					     const struct nw_signal *sig)
+{
+	struct nw_signal_late_event late = {};
+
+	late.kind = NW_REC_SIGNAL_LATE;
+	late.key = *key;
+	late.signal = *sig;
+	emit(&late, sizeof(late));
+}
+
+/* A queued signal's delivery is matched to the wait it was sent in. */
+static __always_inline void note_sent_signal(__u32 tid,
+					     const struct nw_knotif_key *key,
+					     const struct nw_signal *sig)
+{
+	struct sigpend_key sk = { .tid = tid, .sig = sig->sig };
+	struct sigpend_val sv = { .key = *key };
+
+	if (sig->result != 0) /* not TRACE_SIGNAL_DELIVERED: nothing queued */
+		return;
+	sv.t_sent_ns = sig->t_sent_ns;
+	sv.sender_tgid = sig->sender_tgid;
+	bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
+}
+
 static __always_inline void append_signal(struct nw_knotif_event *e,
 					  const struct nw_knotif_key *key,
 					  const struct nw_signal *sig)
 {
-	struct nw_signal_late_event late = {};
 	struct nw_signal *s;
 	__u32 idx;
 
@@ -299,10 +324,7 @@ static __always_inline void append_signal(struct nw_knotif_event *e,
 	if (!*(volatile __u32 *)&e->closed && e->key.id == key->id &&
 	    e->key.filter == key->filter)
 		return;
-	late.kind = NW_REC_SIGNAL_LATE;
-	late.key = *key;
-	late.signal = *sig;
-	emit(&late, sizeof(late));
+	emit_late_signal(key, sig);
 }
 
 /*
@@ -314,18 +336,11 @@ static __always_inline void adopt_early_signal(struct nw_knotif_event *e,
 					       __u32 tid,
 					       struct nw_early_signal *slot)
 {
-	struct sigpend_key sk = { .tid = tid, .sig = slot->s.sig };
-	struct sigpend_val sv = { .key = *key };
-
 	if (__sync_lock_test_and_set(&slot->claimed, 1))
 		return;
 	append_signal(e, key, &slot->s);
 	e->wake_cause = NW_CAUSE_SIGNAL;
-	if (slot->s.result == 0) {
-		sv.t_sent_ns = slot->s.t_sent_ns;
-		sv.sender_tgid = slot->s.sender_tgid;
-		bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
-	}
+	note_sent_signal(tid, key, &slot->s);
 }
 
 /*
@@ -394,6 +409,16 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 	err = map_update(&knotifs, &key, &empty_knotif, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
 		__sync_fetch_and_add(&counters.dropped_knotifs, 1);
+		return NULL;
+	}
+	/*
+	 * A look at the listener held up (a preempted program, a vCPU
+	 * waiting) until the target's record was out: that notification is
+	 * over. `ended` is set before the entry is deleted, so an insert
+	 * that succeeds after the delete sees it.
+	 */
+	if (!err && bpf_map_lookup_elem(&ended, &key)) {
+		bpf_map_delete_elem(&knotifs, &key);
 		return NULL;
 	}
 	e = bpf_map_lookup_elem(&knotifs, &key);
@@ -671,8 +696,7 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 {
 	/* first: the signal is queued already, and this program may be held */
 	__u64 now = bpf_ktime_get_ns();
-	struct sigpend_key sk = { .sig = sig };
-	struct sigpend_val sv = {};
+	bool ended_meanwhile = false;
 	struct nw_signal s = {};
 	struct nw_knotif_event *e;
 	struct nw_knotif_key key;
@@ -691,7 +715,10 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 		 * Not seen yet: RECV may already have taken it (the kernel's
 		 * state is SENT) while its sys_exit has not fired.
 		 */
+		key.filter = 0;
 		e = detect_waiting(task, NW_SEEN_SIGNAL, now, &key);
+		if (!e && key.filter && bpf_map_lookup_elem(&ended, &key))
+			ended_meanwhile = true;
 	}
 	s.t_sent_ns = now;
 	s.sig = sig;
@@ -699,6 +726,12 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 	s.result = result;
 	s.masked = sig > 0 && sig <= 64 &&
 		   ((BPF_CORE_READ(task, blocked.sig[0]) >> (sig - 1)) & 1);
+	if (ended_meanwhile) {
+		/* listed when sent, its record out since: it goes alone */
+		emit_late_signal(&key, &s);
+		note_sent_signal(tid, &key, &s);
+		return;
+	}
 	if (!e) {
 		note_early_signal(&s, task->pid);
 		return;
@@ -708,13 +741,7 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 	append_signal(e, &key, &s);
 	/* a killable sleep after this one is this signal's doing */
 	e->wake_cause = NW_CAUSE_SIGNAL;
-	if (result == 0) { /* TRACE_SIGNAL_DELIVERED: queued for the task */
-		sk.tid = tid;
-		sv.key = key;
-		sv.t_sent_ns = now;
-		sv.sender_tgid = s.sender_tgid;
-		bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
-	}
+	note_sent_signal(tid, &key, &s);
 }
 
 /* The current task is about to handle @sig: was it recorded in a wait? */

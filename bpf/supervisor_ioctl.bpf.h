@@ -120,8 +120,12 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 				   filter_traced && is_traced(cur->tgid)))
 			return;
 		e = track_knotif(&v, NW_SEEN_RECV, now);
-		if (!e)
+		if (!e) {
+			/* over before the walk was done with it */
+			if (bpf_map_lookup_elem(&ended, &key))
+				recv_late(&key, &unotif, io, now);
 			return;
+		}
 	}
 	e->t_recv_ns = now;
 	/* the target's side may have filled the entry after this RECV returned */
