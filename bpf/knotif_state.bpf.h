@@ -24,6 +24,13 @@
 const volatile __u32 targ_tgid = 0;
 const volatile __s32 targ_nr = -1;
 const volatile bool filter_traced = false;
+/*
+ * fentry and kprobe backends: the target's own first sleep creates its
+ * notification's entry. Other CPUs (a signal's sender, RECV) leave what
+ * they saw for it (early_signals, recv_seen): an entry created from
+ * another CPU could be half built when the target's bracket ends.
+ */
+const volatile bool bracket_traced = false;
 
 struct nw_counters counters = {};
 
@@ -536,7 +543,7 @@ detect_waiting(struct task_struct *task, __u8 source, __u64 now,
 	e = bpf_map_lookup_elem(&knotifs, key);
 	if (e)
 		return e; /* followed from the other side already */
-	if (!target_wanted(task, v.nr, false))
+	if (bracket_traced || !target_wanted(task, v.nr, false))
 		return NULL;
 	return track_knotif(&v, source, now);
 }

@@ -99,6 +99,8 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 		if (!kn) /* a walk torn by another target's list_del, once more */
 			kn = listener_find((struct seccomp_filter *)key.filter,
 					   0, key.id);
+		if (bracket_traced)
+			kn = 0; /* the target's side creates the entry */
 		if (!kn && bpf_map_lookup_elem(&ended, &key)) {
 			/* interrupted before this RECV returned: it still counts */
 			recv_late(&key, &unotif, io, now);

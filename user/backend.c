@@ -80,6 +80,7 @@ static int try_variant(struct backend *b, const struct backend_variant *v,
 		return err;
 	}
 	configure(skel, cfg);
+	skel->rodata->bracket_traced = v->bracket;
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, false);
 	for (i = 0; i < sizeof(common_progs) / sizeof(common_progs[0]); i++)

@@ -27,6 +27,8 @@ struct backend_config {
 struct backend_variant {
 	const char *name; /* what --backend calls it */
 	const char *label; /* in messages: name and how */
+	/* probes the notification bracket: the target creates its entries */
+	bool bracket;
 	/* 0 when @vmlinux has what it needs; else -errno and why */
 	int (*probe)(struct btf *vmlinux, char *why, size_t len);
 	/* Turns on this variant's programs (all start off); describes them. */

@@ -100,6 +100,7 @@ const struct backend_variant backend_fentry = {
 	.label = "fentry",
 	.probe = exact_probe,
 	.select = exact_select,
+	.bracket = true,
 };
 
 /* Tried after kprobes: a kprobe on the clone is exact, this is not. */
@@ -108,4 +109,5 @@ const struct backend_variant backend_fentry_caller = {
 	.label = "fentry via " BRACKET_CALLER,
 	.probe = caller_probe,
 	.select = caller_select,
+	.bracket = true,
 };

@@ -118,5 +118,6 @@ const struct backend_variant backend_kprobe = {
 	.label = "kprobe",
 	.probe = kprobe_probe,
 	.select = kprobe_select,
+	.bracket = true,
 	.attach = kprobe_attach,
 };
