@@ -479,10 +479,11 @@ class Checker:
             self.problems.append(f"{len(notifs)} notif records, expected {expect_notifs}")
         # How often the supervisor takes a notification before the target
         # sleeps or wakes anyone is scheduling, not the tracer: on a loaded
-        # 2-core machine two busy supervisors reached 1.5%, one supervisor of
-        # three targets in the emulated guest 6.7%. NOTIFY_UNSEEN_PCT (5%,
-        # 15% in the guest) still fails a tracer that stops seeing the
-        # target's side.
+        # 2-core machine two busy supervisors reached 1.5%; one supervisor of
+        # three targets in the emulated guest 0-1 of 60 when run alone (8
+        # runs), 4 and once 10 of 60 inside the full guest suite.
+        # NOTIFY_UNSEEN_PCT (5%, 20% in the guest) still fails a tracer that
+        # stops seeing the target's side.
         if self.notify_unseen > max(1, len(notifs) * NOTIFY_UNSEEN_PCT // 100):
             self.problems.append(f"{self.notify_unseen} of {len(notifs)} notifications seen only at "
                                  f"RECV or exit (t_notify_ns null): more than {NOTIFY_UNSEEN_PCT}%")

@@ -16,7 +16,7 @@ ks=()
 # TCG: a woken task may wait several ms for a vCPU (see checks.py)
 export NW_TEST_WAKE_MARGIN_NS=${NW_TEST_WAKE_MARGIN_NS:-10000000}
 # and a supervisor already running takes a notification first more often
-export NW_TEST_NOTIFY_UNSEEN_PCT=${NW_TEST_NOTIFY_UNSEEN_PCT:-15}
+export NW_TEST_NOTIFY_UNSEEN_PCT=${NW_TEST_NOTIFY_UNSEEN_PCT:-20}
 for pat in ${NW_VM_TESTS:-}; do ks+=(-k "$pat"); done
 for backend in $backends; do
 	log=/tmp/nw-suite-$backend.log
