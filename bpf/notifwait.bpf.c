@@ -245,6 +245,7 @@ static __always_inline void wait_begin(struct completion *x, bool killable)
 	struct nw_knotif_event *e;
 	struct nw_knotif_view v = {};
 	struct nw_knotif_key key;
+	struct seccomp_filter *filter;
 	struct nw_entered *en;
 	__u64 kn, now = bpf_ktime_get_ns();
 
@@ -260,8 +261,19 @@ static __always_inline void wait_begin(struct completion *x, bool killable)
 			    cur)
 				return;
 			read_knotif(en->filter, kn, &v);
-		} else if (!task_find_knotif(cur, &v) || v.kn != kn) {
+		} else if (BPF_CORE_READ((struct seccomp_knotif *)kn, task) !=
+			   cur) {
 			return;
+		} else if (!task_find_knotif(cur, &v) || v.kn != kn) {
+			/*
+			 * The walk, torn by another target's list_del, missed
+			 * the knotif: it is the newest listener's (nothing
+			 * else creates this entry; see bracket_traced).
+			 */
+			filter = task_listener_filter(cur);
+			if (!filter)
+				return;
+			read_knotif((__u64)filter, kn, &v);
 		}
 		key.filter = v.filter;
 		key.id = v.id;
