@@ -93,14 +93,18 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 	key.id = unotif.id;
 	e = bpf_map_lookup_elem(&knotifs, &key);
 	if (!e) {
-		/* The target never slept or woke anyone before RECV. */
-		kn = listener_find((struct seccomp_filter *)key.filter, 0,
-				   key.id);
-		if (!kn) /* a walk torn by another target's list_del, once more */
+		/*
+		 * The target never slept or woke anyone before RECV. Under
+		 * bracket_traced its first sleep creates the entry: keep
+		 * the RECV for it (kn 0) instead of walking the list.
+		 */
+		kn = 0;
+		if (!bracket_traced)
 			kn = listener_find((struct seccomp_filter *)key.filter,
 					   0, key.id);
-		if (bracket_traced)
-			kn = 0; /* the target's side creates the entry */
+		if (!kn && !bracket_traced) /* a walk torn by a list_del */
+			kn = listener_find((struct seccomp_filter *)key.filter,
+					   0, key.id);
 		if (!kn && bpf_map_lookup_elem(&ended, &key)) {
 			/* interrupted before this RECV returned: it still counts */
 			recv_late(&key, &unotif, io, now);
