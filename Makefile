@@ -65,7 +65,8 @@ $(BUILD)/user/%.o: user/%.c $(wildcard user/*.h) bpf/notifwait.h | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(NW_CFLAGS) -c $< -o $@
 
-$(BUILD)/user/backend.o $(BUILD)/user/main.o: $(BUILD)/notifwait.skel.h
+$(BUILD)/user/backend.o $(BUILD)/user/backend_kprobe.o $(BUILD)/user/main.o: \
+	$(BUILD)/notifwait.skel.h
 
 $(BUILD)/notifwait: $(USER_OBJS)
 	$(call msg,LINK,$@)
