@@ -306,11 +306,27 @@ static __always_inline void note_sent_signal(__u32 tid,
 	bpf_map_update_elem(&sigpend, &sk, &sv, BPF_ANY);
 }
 
+/*
+ * Fill a free slot (its send time still 0) and publish it: the send time
+ * goes last, by an exchange, so a reader that sees it sees the rest.
+ */
+static __always_inline void publish_signal(struct nw_signal *slot,
+					   const struct nw_signal *sig)
+{
+	slot->sig = sig->sig;
+	slot->sender_tgid = sig->sender_tgid;
+	slot->result = sig->result;
+	slot->after_recv = sig->after_recv;
+	slot->in_killable_sleep = sig->in_killable_sleep;
+	slot->masked = sig->masked;
+	slot->before_wait = sig->before_wait;
+	__sync_lock_test_and_set(&slot->t_sent_ns, sig->t_sent_ns);
+}
+
 static __always_inline void append_signal(struct nw_knotif_event *e,
 					  const struct nw_knotif_key *key,
 					  const struct nw_signal *sig)
 {
-	struct nw_signal *s;
 	__u32 idx;
 
 	idx = __sync_fetch_and_add(&e->nsignals, 1);
@@ -318,15 +334,7 @@ static __always_inline void append_signal(struct nw_knotif_event *e,
 		__sync_fetch_and_add(&counters.dropped_signals, 1);
 		return;
 	}
-	s = &e->signals[idx & (NW_MAX_SIGNALS - 1)];
-	s->sig = sig->sig;
-	s->sender_tgid = sig->sender_tgid;
-	s->result = sig->result;
-	s->after_recv = sig->after_recv;
-	s->in_killable_sleep = sig->in_killable_sleep;
-	s->masked = sig->masked;
-	s->before_wait = sig->before_wait;
-	__sync_lock_test_and_set(&s->t_sent_ns, sig->t_sent_ns);
+	publish_signal(&e->signals[idx & (NW_MAX_SIGNALS - 1)], sig);
 	/* a deleted entry's memory may already hold another notification */
 	if (!*(volatile __u32 *)&e->closed && e->key.id == key->id &&
 	    e->key.filter == key->filter)
@@ -688,9 +696,7 @@ static __always_inline void note_early_signal(const struct nw_signal *sig,
 		return;
 	}
 	slot = &early->slot[idx & (NW_EARLY_SIGNALS - 1)];
-	slot->s = *sig;
-	slot->s.t_sent_ns = 0;
-	__sync_lock_test_and_set(&slot->s.t_sent_ns, sig->t_sent_ns);
+	publish_signal(&slot->s, sig);
 	/* the target's side may have started following it meanwhile */
 	e = knotif_and_key_of_tid(tid, &key);
 	if (e)
