@@ -272,14 +272,7 @@ static __always_inline void take_recv_seen(struct nw_knotif_event *e)
 	bpf_map_delete_elem(&recv_seen, &e->key);
 }
 
-/*
- * Signals are written into an entry from the sender's CPU while the target
- * may be copying it out on its own (finish_knotif). A slot is taken with an
- * atomic add and published by its send time, stored last with an exchange;
- * the copy starts only after an exchange sets `closed`. Each side writes
- * its word, then reads the other's, both past a full barrier: a signal the
- * copy can miss is one whose sender then sees `closed` and emits it alone.
- */
+/* A signal its entry's copy may lack, as a record of its own. */
 static __always_inline void emit_late_signal(const struct nw_knotif_key *key,
 					     const struct nw_signal *sig)
 {
@@ -323,6 +316,14 @@ static __always_inline void publish_signal(struct nw_signal *slot,
 	__sync_lock_test_and_set(&slot->t_sent_ns, sig->t_sent_ns);
 }
 
+/*
+ * Signals are written into an entry from the sender's CPU while the target
+ * may be copying it out on its own (finish_knotif). A slot is taken with an
+ * atomic add and published by its send time, stored last with an exchange;
+ * the copy starts only after an exchange sets `closed`. Each side writes
+ * its word, then reads the other's, both past a full barrier: a signal the
+ * copy can miss is one whose sender then sees `closed` and emits it alone.
+ */
 static __always_inline void append_signal(struct nw_knotif_event *e,
 					  const struct nw_knotif_key *key,
 					  const struct nw_signal *sig)
@@ -343,6 +344,20 @@ static __always_inline void append_signal(struct nw_knotif_event *e,
 }
 
 /*
+ * A signal sent during @e's wait: into its record, the cause of a killable
+ * sleep after it, and matched to its delivery.
+ */
+static __always_inline void add_wait_signal(struct nw_knotif_event *e,
+					    const struct nw_knotif_key *key,
+					    __u32 tid,
+					    const struct nw_signal *sig)
+{
+	append_signal(e, key, sig);
+	e->wake_cause = NW_CAUSE_SIGNAL;
+	note_sent_signal(tid, key, sig);
+}
+
+/*
  * An early signal goes into the entry once: its sender and the tracker
  * that creates the entry may both try, and the claim decides.
  */
@@ -351,11 +366,8 @@ static __always_inline void adopt_early_signal(struct nw_knotif_event *e,
 					       __u32 tid,
 					       struct nw_early_signal *slot)
 {
-	if (__sync_lock_test_and_set(&slot->claimed, 1))
-		return;
-	append_signal(e, key, &slot->s);
-	e->wake_cause = NW_CAUSE_SIGNAL;
-	note_sent_signal(tid, key, &slot->s);
+	if (!__sync_lock_test_and_set(&slot->claimed, 1))
+		add_wait_signal(e, key, tid, &slot->s);
 }
 
 /*
@@ -751,10 +763,7 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 	}
 	s.after_recv = e->t_recv_ns != 0;
 	s.in_killable_sleep = e->t_killable_ns != 0;
-	append_signal(e, &key, &s);
-	/* a killable sleep after this one is this signal's doing */
-	e->wake_cause = NW_CAUSE_SIGNAL;
-	note_sent_signal(tid, &key, &s);
+	add_wait_signal(e, &key, tid, &s);
 }
 
 /* The current task is about to handle @sig: was it recorded in a wait? */

@@ -115,6 +115,20 @@ static bool sent_during_wait(const struct nw_knotif_event *e, __u64 t_sent_ns)
 	return !e->t_return_ns || t_sent_ns <= e->t_return_ns;
 }
 
+/* Add @s after the record's signals; false when they are full. */
+static bool append_signal(struct knotif *k, const struct nw_signal *s,
+			  __u64 t_delivered_ns)
+{
+	unsigned int n = k->ev.nsignals;
+
+	if (n >= NW_MAX_SIGNALS)
+		return false;
+	k->ev.signals[n] = *s;
+	k->t_delivered_ns[n] = t_delivered_ns;
+	k->ev.nsignals = n + 1;
+	return true;
+}
+
 void knotif_take_record(struct knotif *k, const struct nw_knotif_event *e)
 {
 	unsigned int i, n = 0, taken = e->nsignals;
@@ -166,14 +180,8 @@ void knotif_add_late_signal(struct knotif *k, const struct nw_signal *s)
 			return;
 		}
 	}
-	if (n >= NW_MAX_SIGNALS) {
-		if (e->signals_dropped < 255)
-			e->signals_dropped++;
-		return;
-	}
-	e->signals[n] = *s;
-	k->t_delivered_ns[n] = 0;
-	e->nsignals = n + 1;
+	if (!append_signal(k, s, 0) && e->signals_dropped < 255)
+		e->signals_dropped++;
 }
 
 void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a)
@@ -226,15 +234,15 @@ void knotif_set_delivered(struct knotif *k, __u32 sig, __u64 t_sent_ns,
 		}
 	}
 	/* recorded after the record was copied out */
-	if (n >= NW_MAX_SIGNALS)
-		return;
-	s = &k->ev.signals[n];
-	s->sig = sig;
-	s->t_sent_ns = t_sent_ns;
-	s->sender_tgid = sender_tgid;
-	s->after_recv = k->ev.t_recv_ns && t_sent_ns >= k->ev.t_recv_ns;
-	k->t_delivered_ns[n] = t_delivered_ns;
-	k->ev.nsignals = n + 1;
+	append_signal(k,
+		      &(struct nw_signal){
+			      .sig = sig,
+			      .t_sent_ns = t_sent_ns,
+			      .sender_tgid = sender_tgid,
+			      .after_recv = k->ev.t_recv_ns &&
+					    t_sent_ns >= k->ev.t_recv_ns,
+		      },
+		      t_delivered_ns);
 }
 
 static bool signal_queued(const struct nw_signal *s)
