@@ -96,6 +96,7 @@ struct nw_early_signal {
 };
 
 struct nw_early_signals {
+	__u64 t_entered; /* the bracket's entry they were sent in */
 	__u32 n; /* slots taken, by an atomic add */
 	__u32 pad;
 	struct nw_early_signal slot[NW_EARLY_SIGNALS];
@@ -381,10 +382,13 @@ static __always_inline void take_early_signals(struct nw_knotif_event *e,
 {
 	struct nw_early_signals *early;
 	struct nw_early_signal *slot;
+	struct nw_entered *en;
 	__u32 i, n;
 
 	early = bpf_map_lookup_elem(&early_signals, &tid);
-	if (!early)
+	en = bpf_map_lookup_elem(&entered, &tid);
+	/* a held sender may leave a buffer after its bracket is over */
+	if (!early || !en || early->t_entered != en->t_ns)
 		return;
 	n = __sync_fetch_and_add(&early->n, 0);
 	for (i = 0; i < NW_EARLY_SIGNALS; i++) {
@@ -510,33 +514,6 @@ static __always_inline bool signal_pending_now(void)
 }
 
 /*
- * The target goes to sleep on its notification. The first killable sleep
- * after RECV is the interruptible -> killable switch; what woke it last
- * is the cause (nothing woke it: its first sleep came after RECV).
- */
-static __always_inline void note_sleep(struct nw_knotif_event *e,
-				       bool killable, __u64 now)
-{
-	if (!killable) {
-		e->interruptible_sleeps++;
-		return;
-	}
-	e->killable_sleeps++;
-	if (!e->t_killable_ns) {
-		e->t_killable_ns = now;
-		e->killable_cause = e->wake_cause;
-		/*
-		 * The sender's signal_generate fires after the wake-up, so the
-		 * target may get here first: a pending signal is the cause.
-		 */
-		if (!e->killable_cause)
-			e->killable_cause = signal_pending_now() ?
-						    NW_CAUSE_SIGNAL :
-						    NW_CAUSE_RECV;
-	}
-}
-
-/*
  * A target not yet followed that turns out to be waiting on a listener.
  * Returns the notification's entry, also one another CPU is still filling
  * in (created, not yet in `waiting`), and its key; or NULL.
@@ -569,8 +546,9 @@ detect_waiting(struct task_struct *task, __u8 source, __u64 now,
 }
 
 /*
- * A wait aborted with no signal seen: the signal was pending before the
- * notification existed. Note the lowest unblocked pending one (the reporter
+ * A signal pending with none queued recorded (see has_queued_signal): it
+ * was pending before the notification existed, or its sender's program has
+ * not recorded it yet. Note the lowest unblocked pending one (the reporter
  * adds it with no send time), and let its delivery be matched.
  */
 static __always_inline void note_prior_signal(struct task_struct *task,
@@ -599,6 +577,59 @@ static __always_inline void note_prior_signal(struct task_struct *task,
 	bpf_map_update_elem(&sigpend, &sk, &sv, BPF_NOEXIST);
 }
 
+/*
+ * Whether @e holds a published signal that was queued. Without one, a
+ * signal pending as the wait aborts or sleeps killable was sent before the
+ * wait, or its sender's program has not written it (held on its CPU, or it
+ * found the bracket over): what is recorded may be only later sends of the
+ * same signal, coalesced into it.
+ */
+static __always_inline bool has_queued_signal(struct nw_knotif_event *e)
+{
+	__u32 i, n = *(volatile __u32 *)&e->nsignals;
+
+	for (i = 0; i < NW_MAX_SIGNALS; i++) {
+		if (i >= n)
+			break;
+		if (*(volatile __u64 *)&e->signals[i].t_sent_ns &&
+		    e->signals[i].result == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The target goes to sleep on its notification. The first killable sleep
+ * after RECV is the interruptible -> killable switch; what woke it last
+ * is the cause (nothing woke it: its first sleep came after RECV).
+ */
+static __always_inline void note_sleep(struct nw_knotif_event *e,
+				       bool killable, __u64 now)
+{
+	if (!killable) {
+		e->interruptible_sleeps++;
+		return;
+	}
+	e->killable_sleeps++;
+	if (e->t_killable_ns)
+		return;
+	e->t_killable_ns = now;
+	e->killable_cause = e->wake_cause;
+	/*
+	 * The sender's signal_generate fires after the wake-up, so the
+	 * target may get here first: a pending signal is the cause.
+	 */
+	if (!e->killable_cause)
+		e->killable_cause = signal_pending_now() ? NW_CAUSE_SIGNAL :
+							   NW_CAUSE_RECV;
+	/*
+	 * A signal pending before the wait began (RECV came before the
+	 * first sleep) is held by this sleep like one sent during it.
+	 */
+	if (!has_queued_signal(e))
+		note_prior_signal(bpf_get_current_task_btf(), e);
+}
+
 /* The target returns: the notification is over. False: it followed none. */
 static __always_inline bool finish_knotif(struct task_struct *task, __u32 tid,
 					  long ret, bool exited)
@@ -614,7 +645,7 @@ static __always_inline bool finish_knotif(struct task_struct *task, __u32 tid,
 	k = *key;
 	e = bpf_map_lookup_elem(&knotifs, &k);
 	if (e) {
-		if (ret == -ERESTARTSYS && !e->nsignals)
+		if (ret == -ERESTARTSYS && !has_queued_signal(e))
 			note_prior_signal(task, e);
 		e->t_return_ns = bpf_ktime_get_ns();
 		e->ret = ret;
@@ -694,13 +725,28 @@ static __always_inline void note_early_signal(const struct nw_signal *sig,
 	struct nw_early_signal *slot;
 	struct nw_knotif_event *e;
 	struct nw_knotif_key key;
+	struct nw_entered *en;
+	__u64 t_entered;
 	__u32 idx;
 
-	if (!bpf_map_lookup_elem(&entered, &tid))
+	en = bpf_map_lookup_elem(&entered, &tid);
+	if (!en)
 		return;
+	t_entered = en->t_ns;
+	fresh.t_entered = t_entered;
 	bpf_map_update_elem(&early_signals, &tid, &fresh, BPF_NOEXIST);
 	early = bpf_map_lookup_elem(&early_signals, &tid);
-	if (!early)
+	if (early && early->t_entered < t_entered) {
+		/* left by a sender held past an earlier bracket */
+		bpf_map_update_elem(&early_signals, &tid, &fresh, BPF_ANY);
+		early = bpf_map_lookup_elem(&early_signals, &tid);
+	}
+	/*
+	 * A later bracket's buffer: this program was held past the end of
+	 * its own, and a signal that aborted that wait was noted as pending
+	 * by the target's exit (note_prior_signal).
+	 */
+	if (!early || early->t_entered != t_entered)
 		return;
 	idx = __sync_fetch_and_add(&early->n, 1);
 	if (idx >= NW_EARLY_SIGNALS) {
@@ -709,9 +755,13 @@ static __always_inline void note_early_signal(const struct nw_signal *sig,
 	}
 	slot = &early->slot[idx & (NW_EARLY_SIGNALS - 1)];
 	publish_signal(&slot->s, sig);
-	/* the target's side may have started following it meanwhile */
+	/*
+	 * The target's side may have started following it meanwhile; an
+	 * entry found while the bracket is still the same one is its own.
+	 */
 	e = knotif_and_key_of_tid(tid, &key);
-	if (e)
+	en = bpf_map_lookup_elem(&entered, &tid);
+	if (e && en && en->t_ns == t_entered)
 		adopt_early_signal(e, &key, tid, slot);
 }
 

@@ -164,8 +164,9 @@ static __always_inline void notify_enter(__u64 filter)
 	__u32 tid = bpf_get_current_pid_tgid();
 	struct nw_entered en = { .t_ns = bpf_ktime_get_ns(), .filter = filter };
 
-	bpf_map_update_elem(&entered, &tid, &en, BPF_ANY);
+	/* first: a sender that sees the entry from now on keeps its buffer */
 	bpf_map_delete_elem(&early_signals, &tid);
+	bpf_map_update_elem(&entered, &tid, &en, BPF_ANY);
 }
 
 /*

@@ -100,11 +100,16 @@ void knotif_add_prior_guess(struct knotif *k)
 
 	if (!e->prior_sig || e->nsignals >= NW_MAX_SIGNALS)
 		return;
-	s = &e->signals[e->nsignals];
+	/* first: it was sent before any signal recorded in the wait */
+	memmove(&e->signals[1], &e->signals[0],
+		e->nsignals * sizeof(e->signals[0]));
+	memmove(&k->t_delivered_ns[1], &k->t_delivered_ns[0],
+		e->nsignals * sizeof(k->t_delivered_ns[0]));
+	s = &e->signals[0];
 	memset(s, 0, sizeof(*s));
 	s->sig = e->prior_sig;
 	s->before_wait = 1;
-	k->t_delivered_ns[e->nsignals] = 0;
+	k->t_delivered_ns[0] = 0;
 	e->nsignals++;
 	e->prior_sig = 0;
 }
@@ -325,8 +330,8 @@ static enum nw_signal_effect derive_effect(const struct knotif *k,
 
 /*
  * The tracer guesses a signal pending from before the wait when the wait
- * aborts with none recorded; the sender's CPU may record the real one
- * meanwhile. A standard signal does not queue twice, so a queued one of
+ * aborts with no queued one recorded; the sender's CPU may record the real
+ * one meanwhile. A standard signal does not queue twice, so a queued one of
  * the same number means the guess was that signal: drop the guess.
  */
 static void drop_wrong_prior_guess(struct knotif *k)

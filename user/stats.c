@@ -82,7 +82,8 @@ static int group_add(struct nw_group *g, const struct knotif *k,
 
 int stats_add(struct stats *s, const struct knotif *k, const char *syscall)
 {
-	unsigned long long deferred = 0, max_pending = 0, pending;
+	unsigned long long deferred = 0, max_pending = 0;
+	__u64 pending;
 	struct nw_group *sup, *sys;
 	char sup_name[48];
 	unsigned int i;
@@ -96,7 +97,10 @@ int stats_add(struct stats *s, const struct knotif *k, const char *syscall)
 		if (k->effect[i] != NW_EFFECT_DEFERRED)
 			continue;
 		deferred++;
-		pending = k->t_delivered_ns[i] - k->ev.signals[i].t_sent_ns;
+		/* one pending before the wait has no send time to count from */
+		if (!nw_span(k->ev.signals[i].t_sent_ns, k->t_delivered_ns[i],
+			     &pending))
+			continue;
 		if (pending > max_pending)
 			max_pending = pending;
 	}

@@ -265,21 +265,28 @@ class Checker:
                 s = dict(s, effect="ignored")
             if s["t_sent_ns"] is None:
                 # pending before the wait began: the tgkill started before the
-                # tracer first saw the notification, and the wait was aborted
-                if not s.get("sent_before_wait") or s["effect"] != "interrupted" or not interrupted:
+                # tracer first saw the notification, and the wait was aborted,
+                # or (RECV before the first sleep) held by the killable wait
+                held = (s["effect"] == "deferred" and killable
+                        and n["outcome"] in ("replied", "continued"))
+                if not s.get("sent_before_wait") or not (
+                        s["effect"] == "interrupted" and interrupted or held):
                     p.append(f"signal {s['sig']} without t_sent_ns: sent_before_wait="
                              f"{s.get('sent_before_wait')} effect={s['effect']!r} "
                              f"outcome={n['outcome']!r}")
                 # "before the wait" = before the tracer could see the wait:
-                # the tgkill began before the syscall returned, sender unknown
+                # the tgkill began before the syscall returned (a held one:
+                # before the wait's start, else the tracer lost its record),
+                # sender unknown
+                before = n["t_notify_ns"] if held and n["t_notify_ns"] is not None else t_return
                 match = [i for i, r in enumerate(truth_sigs) if i not in used
-                         and r["sig"] == s["sig"] and r["t_before"] <= t_return]
+                         and r["sig"] == s["sig"] and r["t_before"] <= before]
                 if not match:
                     p.append(f"signal {s['sig']} reported as sent before the wait: no tgkill/kill "
-                             f"of the truth began before the return at {t_return}")
+                             f"of the truth began before {before}")
                 if s.get("sender_pid") is not None:
                     p.append(f"signal {s['sig']} sent before the wait has a sender_pid")
-                else:
+                elif match:
                     used.add(match[-1])
                 continue
             match = [i for i, r in enumerate(truth_sigs) if i not in used and r["sig"] == s["sig"]
@@ -421,7 +428,10 @@ class Checker:
 
         def woke(s):
             if s["t_sent_ns"] is None:
-                return None
+                # pending before the wait: the latest send of it before then
+                br = [r["t_before"] for r in truth_sigs if r["sig"] == s["sig"]
+                      and r["t_before"] <= (n["t_notify_ns"] or n["t_return_ns"] or 0)]
+                return max(br) if br else None
             br = [r["t_before"] for r in truth_sigs if r["sig"] == s["sig"]
                   and r["t_before"] <= s["t_sent_ns"] <= r["t_after"]]
             return min(br) if br else s["t_sent_ns"]

@@ -73,3 +73,21 @@ TEST(percentiles_nearest_rank_per_group)
 	EXPECT_EQ(s.by_outcome[NW_OUTCOME_REPLIED], 101);
 	stats_free(&s);
 }
+
+TEST(deferred_signal_without_send_time_has_no_pending_time)
+{
+	struct stats s;
+	struct knotif k = handled(1000, "sup");
+
+	/* pending before the wait, held by its killable sleep until the reply */
+	k.ev.filter_killable = 1;
+	k.ev.prior_sig = 23;
+	knotif_add_prior_guess(&k);
+	k.t_delivered_ns[0] = 5000;
+	knotif_derive(&k);
+	ASSERT_TRUE(k.effect[0] == NW_EFFECT_DEFERRED);
+	stats_init(&s);
+	EXPECT_EQ(stats_add(&s, &k, "getppid"), 0);
+	EXPECT_EQ(s.max_deferred_pending_ns, 0);
+	stats_free(&s);
+}

@@ -179,7 +179,8 @@ TEST(prior_guess_never_overwrites_the_senders_signal)
 	k.ev.prior_sig = SIGURG;
 	knotif_add_prior_guess(&k);
 	EXPECT_EQ(k.ev.nsignals, 2);
-	EXPECT_EQ(k.ev.signals[1].before_wait, 1);
+	EXPECT_EQ(k.ev.signals[0].before_wait, 1);
+	EXPECT_EQ(k.ev.signals[1].t_sent_ns, 35);
 	EXPECT_EQ(k.ev.prior_sig, 0);
 	knotif_set_delivered(&k, SIGURG, 35, 45, 7);
 	knotif_derive(&k);
@@ -215,6 +216,23 @@ TEST(prior_guess_stays_beside_a_coalesced_or_realtime_signal)
 	add_signal(&k, 40, 35, 0, 45); /* real-time signals queue */
 	knotif_derive(&k);
 	EXPECT_EQ(k.ev.nsignals, 2);
+}
+
+TEST(prior_guess_goes_first_and_is_the_culprit_before_a_coalesced_one)
+{
+	struct knotif k = replied_after(NW_REPLY_NONE, -512);
+
+	/* the interrupting SIGURG's sender was held; a later one coalesced */
+	add_signal(&k, SIGURG, 35, 2 /* already pending */, 0);
+	k.ev.prior_sig = SIGURG;
+	knotif_add_prior_guess(&k);
+	knotif_derive(&k);
+	EXPECT_EQ(k.ev.nsignals, 2);
+	EXPECT_EQ(k.ev.signals[0].before_wait, 1);
+	EXPECT_EQ(k.ev.signals[0].t_sent_ns, 0);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_INTERRUPTED);
+	EXPECT_EQ(k.ev.signals[1].t_sent_ns, 35);
+	EXPECT_EQ(k.effect[1], NW_EFFECT_COALESCED);
 }
 
 TEST(span_refuses_missing_or_reversed)
