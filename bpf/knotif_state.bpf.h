@@ -181,6 +181,19 @@ struct {
 	__uint(max_entries, 4 * 1024 * 1024);
 } records SEC(".maps");
 
+/*
+ * A full barrier between a map update and the lookup after it: two CPUs
+ * that each insert, then look for the other's insert, must not both miss.
+ * A map update's own unlock lets later loads pass its stores; a locked
+ * atomic does not.
+ */
+static __u64 barrier_word;
+
+static __always_inline void full_barrier(void)
+{
+	__sync_fetch_and_add(&barrier_word, 0);
+}
+
 /* Wake the reader only when a batch has piled up; it also polls on a timer. */
 static __always_inline long wakeup_flags(void)
 {
@@ -452,6 +465,7 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 		bpf_map_delete_elem(&knotifs, &key);
 		return NULL;
 	}
+	full_barrier(); /* the insert, then what a RECV or reply kept */
 	e = bpf_map_lookup_elem(&knotifs, &key);
 	if (!e)
 		return NULL;

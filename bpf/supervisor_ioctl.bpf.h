@@ -112,14 +112,17 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 		}
 		if (!kn) {
 			remember_recv(&key, &unotif, io, now);
-			/* the target's side may have started meanwhile */
+			full_barrier();
+			/*
+			 * The target's side may have started meanwhile, and
+			 * taken what was kept before this RECV was added to
+			 * it: written into the entry as well.
+			 */
 			e = bpf_map_lookup_elem(&knotifs, &key);
-			if (e) {
-				take_recv_seen(e);
-				if (bpf_map_lookup_elem(&ended, &key))
-					recv_late(&key, &unotif, io, now);
-			}
-			return;
+			if (!e)
+				return;
+			take_recv_seen(e);
+			goto found;
 		}
 		read_knotif(key.filter, kn, &v);
 		if (!target_wanted(v.task, v.nr,
@@ -133,6 +136,7 @@ static __always_inline void on_recv_exit(struct ioctl_inflight *io, long ret,
 			return;
 		}
 	}
+found:
 	e->t_recv_ns = now;
 	/* the target's side may have filled the entry after this RECV returned */
 	recv_before_notify(e, now);
@@ -172,11 +176,12 @@ static __always_inline void note_reply(struct ioctl_inflight *io, __u8 kind,
 			r->reply_error = error;
 			r->reply_kind = kind;
 		}
-		/* the target's side may have started meanwhile */
+		full_barrier();
+		/* the target's side may have started meanwhile (see on_recv_exit) */
 		e = bpf_map_lookup_elem(&knotifs, &io->key);
-		if (e)
-			take_recv_seen(e);
-		return;
+		if (!e)
+			return;
+		take_recv_seen(e);
 	}
 	e->t_reply_ns = io->t_enter_ns;
 	e->reply_kind = kind;

@@ -146,12 +146,15 @@ $(VM_FENTRY): $(VM_DIR)/fentry_check.c $(VM_OUT)/fentry_check.skel.h
 		$< -o $@ $(VM_LIBBPF_LIBS)
 
 vm-test: export VM_GUEST_SUITE = $(NW_GUEST_SUITE)
-vm-test: $(KERNEL_STAMP) $(VM_FENTRY)
+# the guest runs the host's build/ live: bring it up to date first
+VM_TOOLS = $(BUILD)/notifwait $(BUILD)/nw-workload
+
+vm-test: $(KERNEL_STAMP) $(VM_FENTRY) $(VM_TOOLS)
 	@$(VM_ENV) $(VM_RUNNER) test
 
 vm-run: export VM_CMD = $(value CMD)
-vm-run: $(KERNEL_STAMP)
+vm-run: $(KERNEL_STAMP) $(VM_TOOLS)
 	@$(VM_ENV) $(VM_RUNNER) run
 
-vm-shell: $(KERNEL_STAMP)
+vm-shell: $(KERNEL_STAMP) $(VM_TOOLS)
 	@$(VM_ENV) $(VM_RUNNER) shell
