@@ -168,6 +168,29 @@ struct {
 	__type(value, __u8);
 } ended SEC(".maps");
 
+/*
+ * Signals unblocked, pending and not recorded as queued when a wait ended.
+ * signal_generate fires after the target is woken, so a target its signal
+ * wakes (SIGKILL in a killable wait, any signal in an interruptible one)
+ * may return before the sender's program runs; that program finds the
+ * notification here. The sender holds the siglock from queueing to the
+ * tracepoint and the delivery takes it: the bit is cleared there, after.
+ * Keyed by tgid: a group signal names the leader, not the thread it woke.
+ */
+struct nw_just_ended {
+	struct nw_knotif_key key;
+	__u64 sigmask; /* bit sig - 1 */
+	__u32 tid;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct nw_just_ended);
+} just_ended SEC(".maps");
+
 /* tgids of a traced COMMAND and its descendants */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -517,14 +540,19 @@ static __always_inline struct nw_knotif_event *knotif_of_tid(__u32 tid)
 	return knotif_and_key_of_tid(tid, &key);
 }
 
+/* Unblocked signals pending for @task: its own and its group's. */
+static __always_inline __u64 pending_unblocked(struct task_struct *task)
+{
+	__u64 pending = BPF_CORE_READ(task, pending.signal.sig[0]) |
+			BPF_CORE_READ(task, signal, shared_pending.signal.sig[0]);
+
+	return pending & ~BPF_CORE_READ(task, blocked.sig[0]);
+}
+
 /* Whether the current task has an unblocked signal pending. */
 static __always_inline bool signal_pending_now(void)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
-	__u64 pending = BPF_CORE_READ(cur, pending.signal.sig[0]) |
-			BPF_CORE_READ(cur, signal, shared_pending.signal.sig[0]);
-
-	return pending & ~BPF_CORE_READ(cur, blocked.sig[0]);
+	return pending_unblocked(bpf_get_current_task_btf()) != 0;
 }
 
 /*
@@ -573,9 +601,7 @@ static __always_inline void note_prior_signal(struct task_struct *task,
 	__u64 pending;
 	int sig;
 
-	pending = BPF_CORE_READ(task, pending.signal.sig[0]) |
-		  BPF_CORE_READ(task, signal, shared_pending.signal.sig[0]);
-	pending &= ~BPF_CORE_READ(task, blocked.sig[0]);
+	pending = pending_unblocked(task);
 	if (!pending)
 		return;
 	for (sig = 1; sig <= 64; sig++)
@@ -644,6 +670,55 @@ static __always_inline void note_sleep(struct nw_knotif_event *e,
 		note_prior_signal(bpf_get_current_task_btf(), e);
 }
 
+/*
+ * Before the target stops being listed as waiting: a sender that then
+ * misses `waiting` finds what it was woken by here.
+ */
+static __always_inline void note_unrecorded_pending(struct task_struct *task,
+						    struct nw_knotif_event *e)
+{
+	struct nw_just_ended je = { .key = e->key, .tid = task->pid };
+	__u32 i, n = *(volatile __u32 *)&e->nsignals, tgid = task->tgid;
+	__u32 sig;
+
+	je.sigmask = pending_unblocked(task);
+	for (i = 0; i < NW_MAX_SIGNALS; i++) {
+		if (i >= n)
+			break;
+		sig = e->signals[i].sig;
+		if (*(volatile __u64 *)&e->signals[i].t_sent_ns &&
+		    e->signals[i].result == 0 && sig >= 1 && sig <= 64)
+			je.sigmask &= ~(1ULL << (sig - 1));
+	}
+	if (je.sigmask)
+		bpf_map_update_elem(&just_ended, &tgid, &je, BPF_ANY);
+}
+
+/*
+ * A queued signal whose target's wait is over and that no entry holds: the
+ * one a wait that just ended was woken by? Then it goes to that record.
+ */
+static __always_inline bool claim_just_ended(struct task_struct *task,
+					     int group, struct nw_signal *s)
+{
+	__u32 tgid = task->tgid;
+	struct nw_just_ended *je;
+	__u64 bit;
+
+	if (s->result != 0 || s->sig < 1 || s->sig > 64)
+		return false;
+	je = bpf_map_lookup_elem(&just_ended, &tgid);
+	if (!je || (!group && je->tid != (__u32)task->pid))
+		return false;
+	bit = 1ULL << (s->sig - 1);
+	if (!(__sync_fetch_and_and(&je->sigmask, ~bit) & bit))
+		return false;
+	s->seen_after_return = 1;
+	emit_late_signal(&je->key, s);
+	note_sent_signal(je->tid, &je->key, s);
+	return true;
+}
+
 /* The target returns: the notification is over. False: it followed none. */
 static __always_inline bool finish_knotif(struct task_struct *task, __u32 tid,
 					  long ret, bool exited)
@@ -673,6 +748,7 @@ static __always_inline bool finish_knotif(struct task_struct *task, __u32 tid,
 		 * sends its time again (recv_late).
 		 */
 		bpf_map_update_elem(&ended, &k, &one, BPF_ANY);
+		note_unrecorded_pending(task, e);
 		/* a signal written from now on also travels alone */
 		__sync_lock_test_and_set(&e->closed, 1);
 		emit(e, sizeof(*e));
@@ -822,12 +898,26 @@ static __always_inline void record_signal(int sig, struct task_struct *task,
 		return;
 	}
 	if (!e) {
-		note_early_signal(&s, task->pid);
+		if (!claim_just_ended(task, group, &s))
+			note_early_signal(&s, task->pid);
 		return;
 	}
 	s.after_recv = e->t_recv_ns != 0;
 	s.in_killable_sleep = e->t_killable_ns != 0;
 	add_wait_signal(e, &key, tid, &s);
+}
+
+/* Delivered: its sender's program has run (see just_ended). */
+static __always_inline void clear_just_ended(struct task_struct *task, int sig)
+{
+	__u32 tgid = task->tgid;
+	struct nw_just_ended *je;
+
+	if (sig < 1 || sig > 64)
+		return;
+	je = bpf_map_lookup_elem(&just_ended, &tgid);
+	if (je)
+		__sync_fetch_and_and(&je->sigmask, ~(1ULL << (sig - 1)));
 }
 
 /* The current task is about to handle @sig: was it recorded in a wait? */
@@ -850,6 +940,7 @@ static __always_inline void record_delivery(int sig)
 			      BPF_CORE_READ((struct pt_regs *)bpf_task_pt_regs(cur),
 					    ax),
 			      false);
+	clear_just_ended(cur, sig);
 	sv = bpf_map_lookup_elem(&sigpend, &sk);
 	if (!sv)
 		return;

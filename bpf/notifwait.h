@@ -74,6 +74,12 @@ struct nw_signal {
 	__u8 in_killable_sleep;
 	__u8 masked; /* in the target's blocked mask when sent */
 	__u8 before_wait; /* pending before the wait began: no send time */
+	/*
+	 * Its sender's program ran only after the wait had ended (the target,
+	 * woken by it, returned first): queued before the return, seen later.
+	 */
+	__u8 seen_after_return;
+	__u8 pad[7];
 };
 
 struct nw_knotif_event {

@@ -37,6 +37,7 @@ static void write_signals(struct json_writer *w, const struct knotif *k)
 		jw_string(w, "effect", nw_effect_name(k->effect[i]));
 		jw_bool(w, "after_recv", s->after_recv);
 		jw_bool(w, "sent_before_wait", s->before_wait);
+		jw_bool(w, "seen_after_return", s->seen_after_return);
 		jw_end_object(w);
 	}
 	jw_end_array(w);

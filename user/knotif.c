@@ -175,7 +175,8 @@ void knotif_add_late_signal(struct knotif *k, const struct nw_signal *s)
 			k->early_late[k->nearly_late++] = *s;
 		return;
 	}
-	if (!sent_during_wait(e, s->t_sent_ns))
+	/* one seen after the return was queued before it (just_ended) */
+	if (!s->seen_after_return && !sent_during_wait(e, s->t_sent_ns))
 		return;
 	for (i = 0; i < n && i < NW_MAX_SIGNALS; i++) {
 		if (e->signals[i].sig == s->sig &&

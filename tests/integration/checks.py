@@ -297,6 +297,9 @@ class Checker:
                 continue
             used.add(match[0])
             r = truth_sigs[match[0]]
+            if s.get("seen_after_return") and (t_return is None or r["t_before"] > t_return):
+                p.append(f"signal {s['sig']} seen_after_return: its tgkill/kill began at "
+                         f"{r['t_before']}, after the return at {t_return}")
             if s["effect"] == "coalesced" and s.get("t_delivered_ns") is not None:
                 p.append(f"coalesced signal {s['sig']} has t_delivered_ns")
             if s["effect"] == "blocked":

@@ -310,3 +310,33 @@ TEST(late_signal_completes_its_record_whenever_it_comes)
 	knotif_add_late_signal(&k, &late);
 	EXPECT_EQ(k.ev.nsignals, 3);
 }
+
+TEST(signal_seen_after_the_return_replaces_the_guess)
+{
+	struct knotif k = replied_after(NW_REPLY_NONE, -512);
+	struct nw_signal late = urg_sent_at(48);
+
+	/* woken by it, the target returned before its sender's program ran */
+	k.ev.reply_kind = NW_REPLY_NONE;
+	k.ev.prior_sig = SIGURG;
+	knotif_add_prior_guess(&k);
+	late.seen_after_return = 1;
+	knotif_add_late_signal(&k, &late);
+	knotif_set_delivered(&k, SIGURG, 48, 50, 7);
+	knotif_derive(&k);
+	EXPECT_EQ(k.ev.nsignals, 1);
+	EXPECT_EQ(k.ev.signals[0].t_sent_ns, 48);
+	EXPECT_EQ(k.ev.signals[0].before_wait, 0);
+	EXPECT_EQ(k.t_delivered_ns[0], 50);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_INTERRUPTED);
+
+	/* a SIGKILL so seen is the fatal one */
+	k = replied_after(NW_REPLY_NONE, -512);
+	k.ev.fatal_pending = 1;
+	late.sig = SIGKILL;
+	knotif_add_late_signal(&k, &late);
+	knotif_derive(&k);
+	EXPECT_EQ(k.outcome, NW_OUTCOME_KILLED);
+	EXPECT_EQ(k.ev.nsignals, 1);
+	EXPECT_EQ(k.effect[0], NW_EFFECT_FATAL);
+}
