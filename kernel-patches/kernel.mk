@@ -48,9 +48,18 @@ else
 $(error KERNEL_FLAVOR must be seed or vanilla, not '$(KERNEL_FLAVOR)')
 endif
 
+# The cache key hashes the source tarball, which kernel-deps installs. On a
+# machine without it, it is installed before the key is computed (make
+# restarts after remaking an included makefile): else the first build's key
+# would lack it and the next make would build the same kernel again.
+KERNEL_SOURCE_MK := $(KERNEL_CACHE)/source.mk
+ifneq ($(filter kernel vm-test vm-run vm-shell vmlinux-seed,$(MAKECMDGOALS)),)
+include $(KERNEL_SOURCE_MK)
+endif
+
 # The cache key: everything that goes into the kernel tree and its build.
 KERNEL_HASH := $(shell { echo $(KERNEL_FLAVOR); \
-	stat -L -c '%n %s %Y' $(KERNEL_TARBALL) 2>/dev/null; \
+	echo '$(KERNEL_SOURCE_ID)'; \
 	cat $(KERNEL_CONFIG) $(KERNEL_BUILD_SCRIPT) $(KERNEL_SERIES) $(KERNEL_PATCHES); } | \
 	sha256sum | cut -c1-12)
 KERNEL_DIR := $(KERNEL_CACHE)/linux-6.1-$(KERNEL_FLAVOR)-$(KERNEL_HASH)
@@ -107,6 +116,11 @@ kernel-deps:
 		DEBIAN_FRONTEND=noninteractive $(KERNEL_SUDO) apt-get install -y \
 			--no-install-recommends $$missing; \
 	fi
+
+$(KERNEL_SOURCE_MK): $(wildcard $(KERNEL_TARBALL))
+	@$(MAKE) --no-print-directory -f $(KERNEL_MK_DIR)/kernel.mk kernel-deps
+	@mkdir -p $(@D)
+	@echo "KERNEL_SOURCE_ID := $$(stat -L -c '%n %s %Y' $(KERNEL_TARBALL))" > $@
 
 $(KERNEL_STAMP): | kernel-deps
 	@mkdir -p $(KERNEL_CACHE)
