@@ -514,9 +514,11 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 	bpf_map_update_elem(&waiting, &tid, &key, BPF_ANY);
 	bpf_map_update_elem(&waiting_tgid, &tgid, &tid, BPF_ANY);
 	/*
-	 * Only after `waiting`: a sender that stores an early signal from now
-	 * on finds this entry and moves the signal itself.
+	 * Only after `waiting`, past a full barrier (the sender publishes,
+	 * then looks for `waiting`): a sender that stores an early signal
+	 * the buffer read misses finds this entry and moves it itself.
 	 */
+	full_barrier();
 	take_early_signals(e, &key, tid);
 	return e;
 }
