@@ -12,6 +12,7 @@
 #define NR_IOCTL 16 /* x86_64 */
 #define ERESTARTSYS 512
 #define SIGKILL 9
+#define SIGRTMIN_KERNEL 32
 #define EEXIST 17
 #define TASK_INTERRUPTIBLE 0x1
 #define TASK_UNINTERRUPTIBLE 0x2
@@ -707,7 +708,11 @@ static __always_inline bool claim_just_ended(struct task_struct *task,
 	struct nw_just_ended *je;
 	__u64 bit;
 
-	if (s->result != 0 || s->sig < 1 || s->sig > 64)
+	/*
+	 * A standard signal queued while its bit was pending at the return
+	 * is the one that set it; a real-time one queues again, maybe later.
+	 */
+	if (s->result != 0 || s->sig < 1 || s->sig >= SIGRTMIN_KERNEL)
 		return false;
 	je = bpf_map_lookup_elem(&just_ended, &tgid);
 	if (!je || (!group && je->tid != (__u32)task->pid))
