@@ -317,7 +317,6 @@ TEST(signal_seen_after_the_return_replaces_the_guess)
 	struct nw_signal late = urg_sent_at(48);
 
 	/* woken by it, the target returned before its sender's program ran */
-	k.ev.reply_kind = NW_REPLY_NONE;
 	k.ev.prior_sig = SIGURG;
 	knotif_add_prior_guess(&k);
 	late.seen_after_return = 1;
