@@ -543,6 +543,12 @@ static __always_inline struct nw_knotif_event *knotif_of_tid(__u32 tid)
 	return knotif_and_key_of_tid(tid, &key);
 }
 
+/* @sig's bit in a 64-bit signal mask; 0 for a number outside 1..64. */
+static __always_inline __u64 sig_bit(__u32 sig)
+{
+	return sig >= 1 && sig <= 64 ? 1ULL << (sig - 1) : 0;
+}
+
 /* Unblocked signals pending for @task: its own and its group's. */
 static __always_inline __u64 pending_unblocked(struct task_struct *task)
 {
@@ -591,7 +597,7 @@ detect_waiting(struct task_struct *task, __u8 source, __u64 now,
 }
 
 /*
- * A signal pending with none queued recorded (see has_queued_signal): it
+ * A signal pending with none queued recorded (see queued_signals): it
  * was pending before the notification existed, or its sender's program has
  * not recorded it yet. Note the lowest unblocked pending one (the reporter
  * adds it with no send time), and let its delivery be matched.
@@ -621,24 +627,25 @@ static __always_inline void note_prior_signal(struct task_struct *task,
 }
 
 /*
- * Whether @e holds a published signal that was queued. Without one, a
+ * The published signals of @e that were queued, as a mask. Without one, a
  * signal pending as the wait aborts or sleeps killable was sent before the
  * wait, or its sender's program has not written it (held on its CPU, or it
  * found the bracket over): what is recorded may be only later sends of the
  * same signal, coalesced into it.
  */
-static __always_inline bool has_queued_signal(struct nw_knotif_event *e)
+static __always_inline __u64 queued_signals(struct nw_knotif_event *e)
 {
 	__u32 i, n = *(volatile __u32 *)&e->nsignals;
+	__u64 mask = 0;
 
 	for (i = 0; i < NW_MAX_SIGNALS; i++) {
 		if (i >= n)
 			break;
 		if (*(volatile __u64 *)&e->signals[i].t_sent_ns &&
 		    e->signals[i].result == 0)
-			return true;
+			mask |= sig_bit(e->signals[i].sig);
 	}
-	return false;
+	return mask;
 }
 
 /*
@@ -669,7 +676,7 @@ static __always_inline void note_sleep(struct nw_knotif_event *e,
 	 * A signal pending before the wait began (RECV came before the
 	 * first sleep) is held by this sleep like one sent during it.
 	 */
-	if (!has_queued_signal(e))
+	if (!queued_signals(e))
 		note_prior_signal(bpf_get_current_task_btf(), e);
 }
 
@@ -681,18 +688,9 @@ static __always_inline void note_unrecorded_pending(struct task_struct *task,
 						    struct nw_knotif_event *e)
 {
 	struct nw_just_ended je = { .key = e->key, .tid = task->pid };
-	__u32 i, n = *(volatile __u32 *)&e->nsignals, tgid = task->tgid;
-	__u32 sig;
+	__u32 tgid = task->tgid;
 
-	je.sigmask = pending_unblocked(task);
-	for (i = 0; i < NW_MAX_SIGNALS; i++) {
-		if (i >= n)
-			break;
-		sig = e->signals[i].sig;
-		if (*(volatile __u64 *)&e->signals[i].t_sent_ns &&
-		    e->signals[i].result == 0 && sig >= 1 && sig <= 64)
-			je.sigmask &= ~(1ULL << (sig - 1));
-	}
+	je.sigmask = pending_unblocked(task) & ~queued_signals(e);
 	if (je.sigmask)
 		bpf_map_update_elem(&just_ended, &tgid, &je, BPF_ANY);
 }
@@ -717,7 +715,7 @@ static __always_inline bool claim_just_ended(struct task_struct *task,
 	je = bpf_map_lookup_elem(&just_ended, &tgid);
 	if (!je || (!group && je->tid != (__u32)task->pid))
 		return false;
-	bit = 1ULL << (s->sig - 1);
+	bit = sig_bit(s->sig);
 	if (!(__sync_fetch_and_and(&je->sigmask, ~bit) & bit))
 		return false;
 	s->seen_after_return = 1;
@@ -741,7 +739,7 @@ static __always_inline bool finish_knotif(struct task_struct *task, __u32 tid,
 	k = *key;
 	e = bpf_map_lookup_elem(&knotifs, &k);
 	if (e) {
-		if (ret == -ERESTARTSYS && !has_queued_signal(e))
+		if (ret == -ERESTARTSYS && !queued_signals(e))
 			note_prior_signal(task, e);
 		e->t_return_ns = bpf_ktime_get_ns();
 		e->ret = ret;
@@ -920,11 +918,9 @@ static __always_inline void clear_just_ended(struct task_struct *task, int sig)
 	__u32 tgid = task->tgid;
 	struct nw_just_ended *je;
 
-	if (sig < 1 || sig > 64)
-		return;
 	je = bpf_map_lookup_elem(&just_ended, &tgid);
 	if (je)
-		__sync_fetch_and_and(&je->sigmask, ~(1ULL << (sig - 1)));
+		__sync_fetch_and_and(&je->sigmask, ~sig_bit(sig));
 }
 
 /* The current task is about to handle @sig: was it recorded in a wait? */
