@@ -4,11 +4,26 @@
 #   make            build the tool        make demo   run it on the built-in workload
 #   make test       every test (host suite, unit tests, then the patched-kernel VM)
 #   make V=1        show the commands
+#   make deps       install the build's Debian packages (make alone only checks them)
+#   make install    PREFIX=/usr/local DESTDIR=   make deb   (packaging/install.mk)
 BUILD ?= build
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-ARCH := x86
+
+# The vendored CO-RE headers (vmlinux/ARCH/) decide which machines build.
+UNAME_M := $(shell uname -m)
+ifneq ($(origin ARCH),command line)
+ARCH := $(if $(filter x86_64,$(UNAME_M)),x86,$(if $(filter aarch64 arm64,$(UNAME_M)),arm64,$(UNAME_M)))
+endif
+ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
+ifneq ($(filter-out clean deps format,$(or $(MAKECMDGOALS),all)),)
+$(error notifwait: unsupported architecture $(UNAME_M): no vmlinux/$(ARCH)/vmlinux.h (see vmlinux/README))
+endif
+endif
+
+# A recipe that fails leaves no half-written target behind.
+.DELETE_ON_ERROR:
 
 ifeq ($(V),1)
 Q :=
@@ -18,11 +33,19 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# Debian packages. `make` only checks DEB_PACKAGES (what the build needs)
+# and stops with one line naming the missing ones; `make deps` and
+# `make demo` install them, the test targets install TEST_PACKAGES too.
 DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-	libseccomp-dev uthash-dev pkg-config make gcc \
-	python3 libclang-rt-14-dev util-linux golang-go
-# --prom-listen's HTTP server; promtool, curl and a strict OpenMetrics parser for its tests
-DEB_PACKAGES += libmicrohttpd-dev prometheus curl python3-prometheus-client
+	libseccomp-dev uthash-dev pkg-config make gcc
+# --prom-listen's HTTP server
+DEB_PACKAGES += libmicrohttpd-dev
+# the runner, ASan's runtime, flock for the kernel cache, the Go target;
+# promtool, curl and a strict OpenMetrics parser for the metrics tests;
+# systemd-analyze, dpkg-shlibdeps, lintian and man for the package suite
+TEST_PACKAGES := python3 libclang-rt-14-dev util-linux golang-go \
+	prometheus curl python3-prometheus-client \
+	systemd dpkg-dev lintian man-db
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
@@ -45,25 +68,42 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 .PHONY: all deps demo test test-host test-unit clean vmlinux format
 all: $(BUILD)/notifwait
 
-DEPS_STAMP := $(BUILD)/.deps-installed
-deps: $(DEPS_STAMP)
-$(DEPS_STAMP): scripts/deps.sh Makefile
-	$(Q)mkdir -p $(BUILD)
-	$(Q)scripts/deps.sh $(DEB_PACKAGES)
-	$(Q)touch $@
+# Every compile waits for deps-check (order-only): a check, or an install
+# for the goals that promise one. DEPS_STAMP: the name the includes use.
+ifneq ($(filter test test-% bench,$(MAKECMDGOALS)),)
+DEPS_ACTION := install
+DEPS_WANTED := $(DEB_PACKAGES) $(TEST_PACKAGES)
+else ifneq ($(filter deps demo,$(MAKECMDGOALS)),)
+DEPS_ACTION := install
+DEPS_WANTED := $(DEB_PACKAGES)
+else
+DEPS_ACTION := check
+DEPS_WANTED := $(DEB_PACKAGES)
+endif
+DEPS_STAMP := deps-check
+.PHONY: deps-check
+deps: deps-check
+deps-check:
+	$(Q)scripts/deps.sh $(DEPS_ACTION) $(DEPS_WANTED)
 
-$(BUILD)/notifwait.bpf.o: bpf/notifwait.bpf.c $(wildcard bpf/*.h) | $(DEPS_STAMP)
+$(BUILD)/notifwait.bpf.o: bpf/notifwait.bpf.c | $(DEPS_STAMP)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
+# Written aside and renamed: an interrupted bpftool leaves no short header.
 $(BUILD)/notifwait.skel.h: $(BUILD)/notifwait.bpf.o
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name notifwait_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name notifwait_bpf > $@.tmp
+	$(Q)mv $@.tmp $@
 
-$(BUILD)/user/%.o: user/%.c $(wildcard user/*.h) bpf/notifwait.h | $(DEPS_STAMP)
+$(BUILD)/user/%.o: user/%.c | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(NW_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(NW_CFLAGS) -MMD -MP -c $< -o $@
+
+# Header dependencies, as the compiler saw them (-MMD -MP).
+-include $(USER_OBJS:.o=.d) $(BUILD)/notifwait.bpf.d
 
 $(BUILD)/user/backend.o $(BUILD)/user/backend_kprobe.o $(BUILD)/user/main.o: \
 	$(BUILD)/notifwait.skel.h
@@ -82,6 +122,8 @@ test-unit: $(BUILD)/unit-tests
 
 include tests/tests.mk
 include tests/go/go.mk
+go-target-optional: | $(DEPS_STAMP)
+include packaging/install.mk
 # In the VM: the integration suite once per backend (fentry loads there).
 NW_GUEST_SUITE ?= bash tests/vm/guest-suite.sh
 -include kernel-patches/kernel.mk

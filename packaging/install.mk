@@ -1,0 +1,51 @@
+# packaging/install.mk: make install / uninstall / deb; included by the
+# top-level Makefile, which builds $(BUILD)/notifwait.
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=]   make uninstall (same vars)
+#   make deb        $(BUILD)/deb/notifwait_VERSION_ARCH.deb (dpkg-deb)
+#
+# PREFIX/lib/systemd/system is on systemd's unit path for /usr/local and
+# /usr alike; SYSTEMDUNITDIR=/lib/systemd/system for a distribution's layout.
+PREFIX ?= /usr/local
+DESTDIR ?=
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/notifwait
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL ?= install
+
+INSTALLED_FILES := $(SBINDIR)/notifwait $(MANDIR)/man8/notifwait.8 \
+	$(DATADIR)/notifwait.json $(DATADIR)/notifwait.default \
+	$(BASHCOMPDIR)/notifwait $(SYSTEMDUNITDIR)/notifwait.service
+
+# Completion from --help's own options: an option added there is completed.
+$(BUILD)/notifwait.bash: $(BUILD)/notifwait packaging/gen-completion.sh
+	$(call msg,GEN,$@)
+	$(Q)packaging/gen-completion.sh $(BUILD)/notifwait > $@.tmp
+	$(Q)mv $@.tmp $@
+
+# The unit names the binary where it is installed.
+$(BUILD)/notifwait.service: packaging/notifwait.service.in
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' $< > $@.tmp
+	$(Q)mv $@.tmp $@
+
+.PHONY: install uninstall deb
+# The unit's path depends on SBINDIR: always regenerated.
+.PHONY: $(BUILD)/notifwait.service
+install: $(BUILD)/notifwait $(BUILD)/notifwait.bash $(BUILD)/notifwait.service
+	$(INSTALL) -D -m 0755 $(BUILD)/notifwait $(DESTDIR)$(SBINDIR)/notifwait
+	$(INSTALL) -D -m 0644 man/notifwait.8 $(DESTDIR)$(MANDIR)/man8/notifwait.8
+	$(INSTALL) -D -m 0644 dashboards/notifwait.json $(DESTDIR)$(DATADIR)/notifwait.json
+	$(INSTALL) -D -m 0644 packaging/notifwait.default $(DESTDIR)$(DATADIR)/notifwait.default
+	$(INSTALL) -D -m 0644 $(BUILD)/notifwait.bash $(DESTDIR)$(BASHCOMPDIR)/notifwait
+	$(INSTALL) -D -m 0644 $(BUILD)/notifwait.service $(DESTDIR)$(SYSTEMDUNITDIR)/notifwait.service
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+
+deb: $(BUILD)/notifwait $(BUILD)/notifwait.bash
+	$(Q)packaging/mkdeb.sh $(BUILD)
