@@ -45,7 +45,7 @@ DEB_PACKAGES += libmicrohttpd-dev
 # systemd-analyze, dpkg-shlibdeps, lintian and man for the package suite
 TEST_PACKAGES := python3 libclang-rt-14-dev util-linux golang-go \
 	prometheus curl python3-prometheus-client \
-	systemd dpkg-dev lintian man-db
+	systemd dpkg-dev lintian man-db bash-completion
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
@@ -68,23 +68,24 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 .PHONY: all deps demo test test-host test-unit clean vmlinux format
 all: $(BUILD)/notifwait
 
-# Every compile waits for deps-check (order-only): a check, or an install
-# for the goals that promise one. DEPS_STAMP: the name the includes use.
+# Every compile waits for deps-check (order-only), which installs for the
+# goals that promise it; otherwise the check is here, before any recipe, and
+# a missing package is one line. DEPS_STAMP: the name the includes use.
 ifneq ($(filter test test-% bench,$(MAKECMDGOALS)),)
-DEPS_ACTION := install
-DEPS_WANTED := $(DEB_PACKAGES) $(TEST_PACKAGES)
+DEPS_INSTALL := $(DEB_PACKAGES) $(TEST_PACKAGES)
 else ifneq ($(filter deps demo,$(MAKECMDGOALS)),)
-DEPS_ACTION := install
-DEPS_WANTED := $(DEB_PACKAGES)
-else
-DEPS_ACTION := check
-DEPS_WANTED := $(DEB_PACKAGES)
+DEPS_INSTALL := $(DEB_PACKAGES)
+else ifneq ($(filter-out clean format uninstall,$(or $(MAKECMDGOALS),all)),)
+DEPS_MISSING := $(shell scripts/deps.sh missing $(DEB_PACKAGES))
+ifneq ($(DEPS_MISSING),)
+$(error notifwait: missing Debian packages: $(DEPS_MISSING); install them with 'make deps' as root (or sudo))
+endif
 endif
 DEPS_STAMP := deps-check
 .PHONY: deps-check
 deps: deps-check
 deps-check:
-	$(Q)scripts/deps.sh $(DEPS_ACTION) $(DEPS_WANTED)
+	$(if $(DEPS_INSTALL),$(Q)scripts/deps.sh install $(DEPS_INSTALL))
 
 $(BUILD)/notifwait.bpf.o: bpf/notifwait.bpf.c | $(DEPS_STAMP)
 	$(call msg,BPF,$@)

@@ -69,7 +69,7 @@ KERNEL_VMLINUX := $(KERNEL_DIR)/vmlinux
 KERNEL_SELFTEST := $(KERNEL_DIR)/tools/testing/selftests/seccomp/seccomp_bpf
 KERNEL_VMLINUX_H := $(KERNEL_ROOT)/vmlinux/x86/vmlinux-6.1-seed.h
 
-KERNEL_DEPS := bc bison flex make gcc patch xz-utils rsync python3 \
+KERNEL_DEPS := bc bison flex make gcc patch xz-utils rsync python3 util-linux \
 	libssl-dev libelf-dev libcap-dev dwarves linux-source-6.1 \
 	qemu-system-x86 clang llvm libbpf-dev bpftool pkg-config
 KERNEL_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
@@ -122,11 +122,24 @@ $(KERNEL_SOURCE_MK): $(wildcard $(KERNEL_TARBALL))
 	@mkdir -p $(@D)
 	@echo "KERNEL_SOURCE_ID := $$(stat -L -c '%n %s %Y' $(KERNEL_TARBALL))" > $@
 
+# One user of the cache at a time: a build (and its pruning) holds the lock
+# exclusively from start to end, a VM shared while it boots from the cache.
+# Two builds at once in one tree corrupted it ("nm failed", objtool "Can't
+# open kernel/irq/irqdomain.o"). Usage, in one shell: exec 9>LOCK; $(call KERNEL_FLOCK,-x|-s)
+KERNEL_LOCK := $(KERNEL_CACHE)/.lock
+KERNEL_FLOCK = flock $(1) -n 9 || { \
+	echo "kernel: waiting for $(KERNEL_LOCK): another kernel build or VM uses the cache"; \
+	flock $(1) 9; }
+
 $(KERNEL_STAMP): | kernel-deps
 	@mkdir -p $(KERNEL_CACHE)
-	@KERNEL_JOBS='$(KERNEL_JOBS)' KERNEL_REQUIRE_BTF_FUNC='$(KERNEL_REQUIRE_BTF_FUNC)' \
-		$(KERNEL_BUILD_SCRIPT) $(KERNEL_TARBALL) $(KERNEL_DIR) $(KERNEL_CONFIG) $(KERNEL_PATCHES)
-	@if [ '$(KERNEL_PRUNE)' = 1 ]; then \
+	@set -e; exec 9>'$(KERNEL_LOCK)'; $(call KERNEL_FLOCK,-x); \
+	if [ -e '$(KERNEL_STAMP)' ]; then \
+		echo "kernel: $(KERNEL_DIR) was built meanwhile"; exit 0; \
+	fi; \
+	KERNEL_JOBS='$(KERNEL_JOBS)' KERNEL_REQUIRE_BTF_FUNC='$(KERNEL_REQUIRE_BTF_FUNC)' \
+		$(KERNEL_BUILD_SCRIPT) $(KERNEL_TARBALL) $(KERNEL_DIR) $(KERNEL_CONFIG) $(KERNEL_PATCHES); \
+	if [ '$(KERNEL_PRUNE)' = 1 ]; then \
 		for d in $(KERNEL_CACHE)/linux-6.1-$(KERNEL_FLAVOR)-*; do \
 			case $$d in $(KERNEL_DIR)|$(KERNEL_DIR).log) continue;; esac; \
 			echo "kernel: pruning $$d"; rm -rf "$$d"; \
@@ -163,12 +176,15 @@ vm-test: export VM_GUEST_SUITE = $(NW_GUEST_SUITE)
 # the guest runs the host's build/ live: bring it up to date first
 VM_TOOLS = $(BUILD)/notifwait $(BUILD)/nw-workload
 
+# The guest boots from the cache: no build may prune it meanwhile.
+VM_LOCKED = exec 9>'$(KERNEL_LOCK)'; $(call KERNEL_FLOCK,-s);
+
 vm-test: $(KERNEL_STAMP) $(VM_FENTRY) $(VM_TOOLS)
-	@$(VM_ENV) $(VM_RUNNER) test
+	@$(VM_LOCKED) $(VM_ENV) $(VM_RUNNER) test
 
 vm-run: export VM_CMD = $(value CMD)
 vm-run: $(KERNEL_STAMP) $(VM_TOOLS)
-	@$(VM_ENV) $(VM_RUNNER) run
+	@$(VM_LOCKED) $(VM_ENV) $(VM_RUNNER) run
 
 vm-shell: $(KERNEL_STAMP) $(VM_TOOLS)
-	@$(VM_ENV) $(VM_RUNNER) shell
+	@$(VM_LOCKED) $(VM_ENV) $(VM_RUNNER) shell
