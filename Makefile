@@ -9,7 +9,8 @@
 BUILD ?= build
 CC ?= cc
 CLANG ?= clang
-BPFTOOL ?= bpftool
+# Debian puts bpftool in /usr/sbin, not on a normal user's PATH.
+BPFTOOL ?= $(or $(shell command -v bpftool),/usr/sbin/bpftool)
 
 # The vendored CO-RE headers (vmlinux/ARCH/) decide which machines build.
 UNAME_M := $(shell uname -m)

@@ -3,6 +3,7 @@
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make uninstall (same vars)
 #   make deb        $(BUILD)/deb/notifwait_VERSION_ARCH.deb (dpkg-deb)
+#   make test-package   tests/package/run.py: install, unit, .deb, docs
 #
 # PREFIX/lib/systemd/system is on systemd's unit path for /usr/local and
 # /usr alike; SYSTEMDUNITDIR=/lib/systemd/system for a distribution's layout.
@@ -49,3 +50,8 @@ uninstall:
 
 deb: $(BUILD)/notifwait $(BUILD)/notifwait.bash
 	$(Q)packaging/mkdeb.sh $(BUILD)
+
+# The package suite alone (make test runs it too): tests/package/run.py.
+.PHONY: test-package
+test-package: $(BUILD)/notifwait
+	$(Q)python3 tests/package/run.py --build $(BUILD)

@@ -4,7 +4,7 @@
 # dpkg-shlibdeps from the libraries the binary links, built by dpkg-deb.
 #   usage: mkdeb.sh BUILD
 set -euo pipefail
-build=${1:?usage: $0 BUILD}
+build=$(realpath "${1:?usage: $0 BUILD}")
 root=$(cd "$(dirname "$0")/.." && pwd)
 for tool in dpkg-deb dpkg-shlibdeps dpkg-architecture; do
 	command -v "$tool" >/dev/null ||
@@ -22,8 +22,8 @@ rm -rf "$stage" "$deb"
 mkdir -p "$stage/DEBIAN"
 
 # Debian's layout: units under /lib while bookworm's packages ship them there.
-make --no-print-directory -s -C "$root" install BUILD="$(realpath "$build")" \
-	DESTDIR="$(realpath "$stage")" PREFIX=/usr SYSTEMDUNITDIR=/lib/systemd/system >/dev/null
+make --no-print-directory -s -C "$root" install BUILD="$build" \
+	DESTDIR="$stage" PREFIX=/usr SYSTEMDUNITDIR=/lib/systemd/system >/dev/null
 doc=$stage/usr/share/doc/notifwait
 mkdir -p "$doc" "$stage/etc/default"
 mv "$stage/usr/share/notifwait/notifwait.default" "$stage/etc/default/notifwait"
@@ -43,7 +43,7 @@ shlib=$out/shlibdeps
 rm -rf "$shlib"
 mkdir -p "$shlib/debian"
 printf 'Source: notifwait\n\nPackage: notifwait\nArchitecture: any\n' >"$shlib/debian/control"
-depends=$(cd "$shlib" && dpkg-shlibdeps -O "$(realpath "$OLDPWD/$stage/usr/sbin/notifwait")" 2>/dev/null |
+depends=$(cd "$shlib" && dpkg-shlibdeps -O "$stage/usr/sbin/notifwait" 2>/dev/null |
 	sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "notifwait: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
