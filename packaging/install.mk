@@ -26,23 +26,17 @@ $(BUILD)/notifwait.bash: $(BUILD)/notifwait packaging/gen-completion.sh
 	$(Q)packaging/gen-completion.sh $(BUILD)/notifwait > $@.tmp
 	$(Q)mv $@.tmp $@
 
-# The unit names the binary where it is installed.
-$(BUILD)/notifwait.service: packaging/notifwait.service.in
-	$(call msg,GEN,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' $< > $@.tmp
-	$(Q)mv $@.tmp $@
-
 .PHONY: install uninstall deb
-# The unit's path depends on SBINDIR: always regenerated.
-.PHONY: $(BUILD)/notifwait.service
-install: $(BUILD)/notifwait $(BUILD)/notifwait.bash $(BUILD)/notifwait.service
+# The unit names the binary where it is installed (SBINDIR).
+install: $(BUILD)/notifwait $(BUILD)/notifwait.bash
 	$(INSTALL) -D -m 0755 $(BUILD)/notifwait $(DESTDIR)$(SBINDIR)/notifwait
 	$(INSTALL) -D -m 0644 man/notifwait.8 $(DESTDIR)$(MANDIR)/man8/notifwait.8
 	$(INSTALL) -D -m 0644 dashboards/notifwait.json $(DESTDIR)$(DATADIR)/notifwait.json
 	$(INSTALL) -D -m 0644 packaging/notifwait.default $(DESTDIR)$(DATADIR)/notifwait.default
 	$(INSTALL) -D -m 0644 $(BUILD)/notifwait.bash $(DESTDIR)$(BASHCOMPDIR)/notifwait
-	$(INSTALL) -D -m 0644 $(BUILD)/notifwait.service $(DESTDIR)$(SYSTEMDUNITDIR)/notifwait.service
+	$(INSTALL) -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' packaging/notifwait.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/notifwait.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/notifwait.service
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
