@@ -179,6 +179,25 @@ def json_examples_parse(c):
     check(seen >= 2, f"only {seen} JSON examples in the README and docs/")
 
 
+@test
+def readme_short_and_links_resolve(c):
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    n = readme.count("\n")
+    check(n <= 300, f"README.md has {n} lines (at most 300: the rest belongs in docs/)")
+    m = re.search(r"<!-- overhead:begin -->\n(.*?)<!-- overhead:end -->", readme, re.S)
+    check(m and "|---|" in m.group(1), "README.md: no overhead table between the overhead markers")
+    files = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    broken = []
+    for path in files:
+        for target in re.findall(r"\]\(([^)\s]+)\)", open(path).read()):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            target = target.split("#")[0]
+            if not os.path.exists(os.path.join(os.path.dirname(path), target)):
+                broken.append(f"{os.path.relpath(path, ROOT)} -> {target}")
+    check(not broken, f"links to missing files: {broken}")
+
+
 def installed_files(prefix):
     return {
         "sbin/notifwait": 0o755,
