@@ -21,6 +21,8 @@ INSTALLED_FILES := $(SBINDIR)/notifwait $(MANDIR)/man8/notifwait.8 \
 	$(BASHCOMPDIR)/notifwait $(SYSTEMDUNITDIR)/notifwait.service
 
 # Completion from --help's own options: an option added there is completed.
+# Built by `make`, so that `make install` as root writes nothing into build/.
+all: $(BUILD)/notifwait.bash
 $(BUILD)/notifwait.bash: $(BUILD)/notifwait packaging/gen-completion.sh
 	$(call msg,GEN,$@)
 	$(Q)packaging/gen-completion.sh $(BUILD)/notifwait > $@.tmp
