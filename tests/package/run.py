@@ -457,14 +457,17 @@ def builds_as_non_root_without_apt(c):
 @test
 def kernel_cache_lock_serialises_builds(c):
     """Two `make kernel` at once on one cache: the build script (a stand-in
-    here) runs once, and the second waits for it and finds it built."""
+    that holds until released) runs once; the second make says it waits,
+    and once released finds the kernel built."""
     need("flock")
     cache = os.path.join(c.tmp, "kcache")
     os.makedirs(cache)
+    release = os.path.join(c.tmp, "release-build")
     script = os.path.join(c.tmp, "fake-build-kernel.sh")
     with open(script, "w") as f:
         f.write("#!/bin/sh\n"
-                f"echo start >> {cache}/events\nsleep 2\n"
+                f"echo start >> {cache}/events\n"
+                f"i=0; while [ ! -e {release} ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done\n"
                 "mkdir -p \"$2\" && touch \"$2/.nw-built\"\n"
                 f"echo end >> {cache}/events\n")
     os.chmod(script, 0o755)
@@ -472,16 +475,33 @@ def kernel_cache_lock_serialises_builds(c):
     open(tarball, "w").close()
     args = ["make", "--no-print-directory", "-f", "kernel-patches/kernel.mk", "kernel",
             f"KERNEL_CACHE={cache}", f"KERNEL_BUILD_SCRIPT={script}", f"KERNEL_TARBALL={tarball}"]
-    first = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    time.sleep(0.7)
-    second = run(args, timeout=120)
+    popen = lambda: subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+    events = os.path.join(cache, "events")
+    first = popen()
+    deadline = time.monotonic() + 60
+    while not os.path.exists(events) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    second = popen()
+    out2 = []
+    try:
+        check(os.path.exists(events), "the first make never started the build script")
+        for line in second.stdout:  # until it waits for the lock
+            out2.append(line)
+            if "waiting for" in line:
+                break
+        check(any("waiting for" in l for l in out2),
+              f"the second make did not wait for the lock: {''.join(out2).strip()}")
+    finally:
+        open(release, "w").close()
+    out2.append(second.communicate(timeout=120)[0])
     out1 = first.communicate(timeout=120)[0]
+    out2 = "".join(out2)
     check(first.returncode == 0 and second.returncode == 0,
-          f"make kernel: {first.returncode} {out1[-200:]} / {second.returncode} {second.stdout[-200:]}{second.stderr[-200:]}")
-    events = open(os.path.join(cache, "events")).read().split()
-    check(events == ["start", "end"], f"the build script ran as {events}")
-    check("waiting for" in second.stdout and "built meanwhile" in second.stdout,
-          f"the second make did not wait for the first: {second.stdout.strip()}")
+          f"make kernel: exit {first.returncode}: {out1[-200:]} / {second.returncode}: {out2[-200:]}")
+    ran = open(events).read().split()
+    check(ran == ["start", "end"], f"the build script ran as {ran}")
+    check("built meanwhile" in out2, f"the second make did not find it built: {out2.strip()}")
 
 
 def main():
