@@ -35,7 +35,11 @@ while read -r short long arg; do
 done <<<"$options"
 [ ${#opts[@]} -gt 0 ] || { echo "gen-completion: no options in $bin --help" >&2; exit 1; }
 
-join() { local IFS='|'; echo "$*"; }
+# A case pattern; one that matches no word when the list is empty.
+join() {
+	local IFS='|'
+	[ $# -gt 0 ] && echo "$*" || echo "--nw-none"
+}
 cat <<END
 # bash completion for notifwait; generated from notifwait --help by
 # packaging/gen-completion.sh: do not edit.
