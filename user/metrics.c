@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "escape.h"
 #include "metrics.h"
 
 const unsigned long long metrics_bucket_ns[METRICS_NBUCKETS] = {
@@ -137,37 +138,6 @@ void metrics_observe_ns(struct metric_series *s, unsigned long long ns)
 	s->count++;
 }
 
-/* Length of the valid UTF-8 sequence at @p, 0 if it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-	unsigned int cp, n, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-	    (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 void metrics_write_label_value(FILE *out, const char *v)
 {
 	const unsigned char *p = (const unsigned char *)v;
@@ -180,7 +150,7 @@ void metrics_write_label_value(FILE *out, const char *v)
 		} else if (*p == '\n') {
 			fputs("\\n", out);
 			p++;
-		} else if ((n = utf8_len(p))) {
+		} else if ((n = nw_utf8_len(p, strlen((const char *)p)))) {
 			fwrite(p, 1, n, out);
 			p += n;
 		} else {

@@ -15,6 +15,7 @@
 #include "bound_check.h"
 #include "cli.h"
 #include "errnames.h"
+#include "escape.h"
 #include "metrics.h"
 #include "prom_http.h"
 #include "prom_textfile.h"
@@ -162,8 +163,16 @@ static void prom_knotif(struct sink *s, const struct knotif *k)
 	const struct nw_knotif_event *e = &k->ev;
 	__u64 t_reply = k->reply_reached ? e->t_reply_ns : 0;
 	__u64 t_return = k->pending ? 0 : e->t_return_ns;
-	const char *sup = e->supervisor_tgid ? e->supervisor_comm :
-					       NOT_RECEIVED;
+	char comm[NW_TEXT_ESCAPED_SIZE(NW_COMM_LEN)];
+	/*
+	 * Series are keyed by the exported value: the escaped comm, which
+	 * never starts with '(' like the built-in values.
+	 */
+	const char *sup = e->supervisor_tgid ?
+				  nw_label_escape(comm, sizeof(comm),
+						  e->supervisor_comm,
+						  NW_COMM_LEN) :
+				  NOT_RECEIVED;
 	const char *lv[3] = { sup, nw_syscall_name(e->nr),
 			      nw_outcome_name(k->outcome) };
 	unsigned int i;

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include "errnames.h"
+#include "escape.h"
 #include "sinks.h"
 #include "syscalls.h"
 
@@ -57,7 +58,8 @@ static void stream_knotif(struct sink *s, const struct knotif *k)
 	__u64 t_reply = k->reply_reached ? e->t_reply_ns : 0;
 	__u64 t_return = k->pending ? 0 : e->t_return_ns;
 	__u64 t0 = e->t_notify_ns ? e->t_notify_ns : e->t_recv_ns;
-	char target[40], supervisor[40];
+	char comm[NW_TEXT_ESCAPED_SIZE(NW_COMM_LEN)];
+	char target[sizeof(comm) + 12], supervisor[sizeof(comm) + 12];
 
 	if (!st->header_done) {
 		fprintf(s->out,
@@ -67,10 +69,14 @@ static void stream_knotif(struct sink *s, const struct knotif *k)
 			"OUTCOME", "RET SIGNALS/ADDFD");
 		st->header_done = true;
 	}
-	snprintf(target, sizeof(target), "%.16s/%u", e->comm, e->target_tid);
+	snprintf(target, sizeof(target), "%s/%u",
+		 nw_text_escape(comm, sizeof(comm), e->comm, NW_COMM_LEN),
+		 e->target_tid);
 	if (e->supervisor_tgid)
-		snprintf(supervisor, sizeof(supervisor), "%.16s/%u",
-			 e->supervisor_comm, e->supervisor_tgid);
+		snprintf(supervisor, sizeof(supervisor), "%s/%u",
+			 nw_text_escape(comm, sizeof(comm), e->supervisor_comm,
+					NW_COMM_LEN),
+			 e->supervisor_tgid);
 	else
 		snprintf(supervisor, sizeof(supervisor), "-");
 	fprintf(s->out, "%-10.6f %-22s %-10s %-22s",
