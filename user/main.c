@@ -19,13 +19,14 @@
 #include "decoder.h"
 #include "knotif_table.h"
 #include "output.h"
+#include "pid_check.h"
 #include "sink_prom.h"
 #include "sinks.h"
 #include "stats.h"
 #include "syscalls.h"
 #include "timeline_svg.h"
 
-#define POLL_MS 50
+#define POLL_MS NW_POLL_MS
 
 struct app {
 	struct env env;
@@ -304,6 +305,12 @@ static int check_pid(pid_t pid, const char *opt)
 		fprintf(stderr, "notifwait: no such process for %s: %d\n", opt,
 			pid);
 		return -ESRCH;
+	}
+	if (pid && nw_is_kernel_thread(pid)) {
+		fprintf(stderr,
+			"notifwait: %d is a kernel thread (%s): it makes no system calls, so it never waits for a notification nor receives one\n",
+			pid, opt);
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -239,7 +239,11 @@ static int write_textfile(struct prom_state *st)
 	int err = buf ? prom_textfile_write(st->opt.file, buf, len) : -ENOMEM;
 
 	free(buf);
-	if (err && !st->write_warned)
+	if (err == -EEXIST && !st->write_warned)
+		fprintf(stderr,
+			"notifwait: --prom-file %s is %s: only a regular file is replaced\n",
+			st->opt.file, prom_textfile_refused(st->opt.file) ?: "not a regular file");
+	else if (err && !st->write_warned)
 		fprintf(stderr, "notifwait: cannot write %s: %s\n",
 			st->opt.file, strerror(-err));
 	st->write_warned = err != 0;
