@@ -422,6 +422,7 @@ static int bound_exit_code(struct app *app, int cmd_code)
 int main(int argc, char **argv)
 {
 	struct app app = {};
+	unsigned long long lost;
 	bool started = false;
 	int code = 1;
 
@@ -459,9 +460,9 @@ int main(int argc, char **argv)
 		code = bound_exit_code(&app, code);
 out:
 	cleanup(&app);
-	output_close_all();
 	/* Every write is checked: a report with lines missing is a failure. */
-	if (started && output_lines_lost() && !code)
+	lost = output_close_all();
+	if (started && lost && !code)
 		code = 1;
 	return code;
 }

@@ -274,8 +274,9 @@ unsigned long long output_lines_lost(void)
 	return n;
 }
 
-void output_close_all(void)
+unsigned long long output_close_all(void)
 {
+	unsigned long long lines_lost = 0;
 	unsigned int i;
 
 	for (i = 0; i < noutputs; i++) {
@@ -289,9 +290,15 @@ void output_close_all(void)
 			lost(o, "", 0, errno);
 		if (o->created && !o->begun)
 			unlink(o->name); /* start-up failed: leave no trace */
+	}
+	for (i = 0; i < noutputs; i++) {
+		struct nw_output *o = outputs[i];
+
+		lines_lost += o->lines_lost;
 		free(o->buf);
 		free(o->name);
 		free(o);
 	}
 	noutputs = 0;
+	return lines_lost;
 }

@@ -28,7 +28,10 @@ int output_flush(struct nw_output *o);
 void output_flush_all(void);
 /* Lines that could not be written, over every output. */
 unsigned long long output_lines_lost(void);
-/* Flushes and closes every output; a file created by a failed start is removed. */
-void output_close_all(void);
+/*
+ * Flushes and closes every output; a file created by a failed start is
+ * removed. Returns the lines that could not be written, over the whole run.
+ */
+unsigned long long output_close_all(void);
 
 #endif /* NW_OUTPUT_H */
