@@ -296,6 +296,9 @@ static void report_end(struct app *app)
 	if (output_lines_lost())
 		fprintf(stderr, ", output lines not written: %llu",
 			output_lines_lost());
+	if (app->prom && sink_prom_failed_writes(app->prom))
+		fprintf(stderr, ", --prom-file writes failed: %llu",
+			sink_prom_failed_writes(app->prom));
 	fputc('\n', stderr);
 }
 
@@ -422,7 +425,7 @@ static int bound_exit_code(struct app *app, int cmd_code)
 int main(int argc, char **argv)
 {
 	struct app app = {};
-	unsigned long long lost;
+	unsigned long long lost, prom_failed = 0;
 	bool started = false;
 	int code = 1;
 
@@ -452,6 +455,7 @@ int main(int argc, char **argv)
 	report_end(&app);
 	code = 0;
 	started = true;
+	prom_failed = app.prom ? sink_prom_failed_writes(app.prom) : 0;
 	if (app.have_cmd) {
 		command_reap(&app.cmd, true);
 		code = command_exit_code(&app.cmd);
@@ -462,7 +466,7 @@ out:
 	cleanup(&app);
 	/* Every write is checked: a report with lines missing is a failure. */
 	lost = output_close_all();
-	if (started && lost && !code)
+	if (started && (lost || prom_failed) && !code)
 		code = 1;
 	return code;
 }

@@ -113,6 +113,7 @@ struct prom_state {
 	struct prom_http *http;
 	__u64 next_write_ns;
 	bool write_warned; /* one line per streak of textfile failures */
+	unsigned long long failed_writes; /* after start-up: exit status 1 */
 	bool backend_known;
 	bool finished;
 };
@@ -247,6 +248,8 @@ static int write_textfile(struct prom_state *st)
 		fprintf(stderr, "notifwait: cannot write %s: %s\n",
 			st->opt.file, strerror(-err));
 	st->write_warned = err != 0;
+	if (err)
+		st->failed_writes++;
 	return err;
 }
 
@@ -276,6 +279,13 @@ static void update_counters(struct sink *s, const struct run_totals *t)
 		st->backend_known = true;
 	}
 	pthread_mutex_unlock(&st->lock);
+}
+
+unsigned long long sink_prom_failed_writes(const struct sink *s)
+{
+	const struct prom_state *st = s->priv;
+
+	return st->failed_writes;
 }
 
 void sink_prom_update(struct sink *s, const struct run_totals *t)

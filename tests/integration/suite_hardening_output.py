@@ -87,6 +87,20 @@ def t_prom_file_refuses_non_regular(env):
         expect("notifwait_build_info" in f.read(), "the regular file was not rewritten")
 
 
+def t_prom_file_replaced_by_fifo_while_running(env):
+    """The type is checked before every rename: a failed rewrite is said, counted, exit 1."""
+    prom = env.path("m.prom")
+    script = f"sleep 0.5; rm {prom}; mkfifo {prom}; sleep 0.7"
+    p = run_tracer([env.tracer, "--prom-file", prom, "-i", "0.1", "-o", os.devnull,
+                    "--", "sh", "-c", script], 60)
+    expect(p.returncode == 1, f"exit {p.returncode}, expected 1: {p.stderr[-300:]!r}")
+    expect(stat.S_ISFIFO(os.lstat(prom).st_mode), "the FIFO was replaced")
+    expect(p.stderr.count("is a FIFO: only a regular file is replaced") == 1,
+           f"stderr {p.stderr[-300:]!r}")
+    m = re.search(r"--prom-file writes failed: (\d+)", p.stderr)
+    expect(m and int(m.group(1)) >= 1, f"failed writes not counted: {p.stderr[-200:]!r}")
+
+
 # --- every fd close-on-exec ------------------------------------------------------
 
 FORGE = ('for fd in 3 4 5 6 7 8 9 10 11 12; do '
@@ -342,7 +356,17 @@ def t_drops_counted_once(env):
 
 # --- smaller -----------------------------------------------------------------------
 
+def mem_available_kib():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1])
+    return 0
+
+
 def t_max_notifs_large_warns_once(env):
+    if mem_available_kib() < 3 << 20:
+        raise Skip("less than 3 GiB available for 1.2 GiB of maps")
     p = run_tracer([env.tracer, "--max-notifs", "1048576", "-d", "0.3", "-o", os.devnull], 120)
     expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-300:]!r}")
     warn = [x for x in p.stderr.splitlines() if "warning: --max-notifs 1048576" in x]
@@ -376,6 +400,8 @@ def bad(*args):
 
 TESTS = [
     ("hardening_prom_file_refuses_non_regular", t_prom_file_refuses_non_regular),
+    ("hardening_prom_file_replaced_by_fifo_while_running",
+     t_prom_file_replaced_by_fifo_while_running),
     ("hardening_command_gets_only_std_fds", t_command_gets_only_std_fds),
     ("hardening_output_kept_when_start_fails", t_output_kept_when_start_fails),
     ("hardening_output_dev_stderr_appends", t_output_dev_stderr_appends),
