@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 /* The longest text escape of @n bytes, NUL included: "\ooo" per byte. */
-#define NW_TEXT_ESCAPED_SIZE(n) ((n) * 4 + 1)
+#define NW_TEXT_ESCAPED_SIZE(n) ((n)*4 + 1)
 
 /*
  * Length of the well-formed UTF-8 sequence at @p within @avail bytes, or 0:

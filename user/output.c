@@ -44,7 +44,8 @@ static void lost(struct nw_output *o, const char *p, size_t n, int err)
 	if (o->warned)
 		return;
 	o->warned = true;
-	fprintf(stderr, "notifwait: cannot write %s: %s (counting the lines lost)\n",
+	fprintf(stderr,
+		"notifwait: cannot write %s: %s (counting the lines lost)\n",
 		o->name, strerror(err));
 }
 

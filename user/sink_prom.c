@@ -243,7 +243,9 @@ static int write_textfile(struct prom_state *st)
 	if (err == -EEXIST && !st->write_warned)
 		fprintf(stderr,
 			"notifwait: --prom-file %s is %s: only a regular file is replaced\n",
-			st->opt.file, prom_textfile_refused(st->opt.file) ?: "not a regular file");
+			st->opt.file,
+			prom_textfile_refused(st->opt.file) ?:
+				"not a regular file");
 	else if (err && !st->write_warned)
 		fprintf(stderr, "notifwait: cannot write %s: %s\n",
 			st->opt.file, strerror(-err));

@@ -58,7 +58,8 @@ static void print_header(struct sink *s)
 
 	if (st->header_done)
 		return;
-	fprintf(s->out, "%-10s %-22s %-10s %-22s %10s %10s %10s %-8s %-24s %s\n",
+	fprintf(s->out,
+		"%-10s %-22s %-10s %-22s %10s %10s %10s %-8s %-24s %s\n",
 		"TIME(s)", "TARGET/TID", "SYSCALL", "SUPERVISOR", "QUEUE(us)",
 		"HANDLE(us)", "WAKE(us)", "KILLABLE", "OUTCOME",
 		"RET SIGNALS/ADDFD");

@@ -24,7 +24,8 @@ TEST(output_writes_whole_lines_in_pipe_buf_chunks)
 	f = output_file(o);
 	fputs("half", f);
 	EXPECT_EQ(output_flush(o), 0);
-	EXPECT_EQ(read(p[0], buf, sizeof(buf)), -1); /* nothing: no whole line */
+	/* nothing yet: no whole line */
+	EXPECT_EQ(read(p[0], buf, sizeof(buf)), -1);
 	fputs(" line\n", f);
 	for (i = 0; i < 200; i++) /* 200 * 50 bytes: more than PIPE_BUF */
 		fprintf(f, "%048d\n", i);
