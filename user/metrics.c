@@ -110,8 +110,8 @@ static struct metric_series *series_new(struct metric_family *f,
 	return s;
 }
 
-struct metric_series *metrics_series(struct metric_family *f,
-				     const char *const *values)
+static struct metric_series *find_or_add(struct metric_family *f,
+					 const char *const *values)
 {
 	size_t i;
 
@@ -125,6 +125,68 @@ struct metric_series *metrics_series(struct metric_family *f,
 		if (same_values(&f->series[i], f->nlabels, overflow_values))
 			return &f->series[i];
 	return series_new(f, overflow_values);
+}
+
+static bool valid_utf8(const char *v)
+{
+	const unsigned char *p = (const unsigned char *)v;
+	size_t left = strlen(v), n;
+
+	for (; left; p += n, left -= n)
+		if (!(n = nw_utf8_len(p, left)))
+			return false;
+	return true;
+}
+
+/* The value as exported: each byte of invalid UTF-8 becomes '?'. */
+static char *exported_value(const char *v)
+{
+	const unsigned char *p = (const unsigned char *)v;
+	size_t left = strlen(v), n;
+	char *out = malloc(left + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (; left; p += n, left -= n) {
+		n = nw_utf8_len(p, left);
+		if (n) {
+			memcpy(o, p, n);
+			o += n;
+		} else {
+			*o++ = '?';
+			n = 1;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/*
+ * Series are keyed by the label values as exported: two values that differ
+ * only in invalid bytes would otherwise be two series with identical labels.
+ */
+struct metric_series *metrics_series(struct metric_family *f,
+				     const char *const *values)
+{
+	const char *exported[METRICS_MAX_LABELS];
+	char *owned[METRICS_MAX_LABELS] = { NULL };
+	struct metric_series *s = NULL;
+	unsigned int i;
+
+	for (i = 0; i < f->nlabels; i++) {
+		exported[i] = values[i] ? values[i] : "";
+		if (valid_utf8(exported[i]))
+			continue;
+		owned[i] = exported_value(exported[i]);
+		if (!owned[i])
+			goto out;
+		exported[i] = owned[i];
+	}
+	s = find_or_add(f, exported);
+out:
+	for (i = 0; i < f->nlabels; i++)
+		free(owned[i]);
+	return s;
 }
 
 void metrics_observe_ns(struct metric_series *s, unsigned long long ns)
