@@ -61,6 +61,8 @@ USER_CORE := cli syscalls errnames knotif knotif_table decoder hist stats \
 	sinks sink_stream sink_json sink_hist sink_summary json_record json_writer
 USER_CORE += metrics prom_http prom_textfile sink_prom
 USER_CORE += bound_check sink_bound timeline_svg sink_timeline
+# comm escaping; whole-record output with checked writes
+USER_CORE += escape output pid_check
 USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)

@@ -133,6 +133,18 @@ struct {
 } recv_seen SEC(".maps");
 
 /*
+ * Notifications not followed because `knotifs` was full. Several programs
+ * see each one (the target's wake-up and sleep, the RECV, a signal, the
+ * exit): counted once, and uncounted if a later look finds room for it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct nw_knotif_key);
+	__type(value, __u8);
+} dropped SEC(".maps");
+
+/*
  * tracepoint backend: whether a target's current syscall passed sys_enter.
  * A notified syscall never does (seccomp runs first), so an exit without
  * it is a notification the tracer did not see while it lasted.
@@ -474,9 +486,16 @@ track_knotif(const struct nw_knotif_view *v, __u8 source, __u64 now)
 	 */
 	err = map_update(&knotifs, &key, &empty_knotif, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
+		static const __u8 one = 1;
+
+		/* counted before it is noted: never below zero when uncounted */
 		__sync_fetch_and_add(&counters.dropped_knotifs, 1);
+		if (bpf_map_update_elem(&dropped, &key, &one, BPF_NOEXIST))
+			__sync_fetch_and_add(&counters.dropped_knotifs, -1);
 		return NULL;
 	}
+	if (!err && !bpf_map_delete_elem(&dropped, &key))
+		__sync_fetch_and_add(&counters.dropped_knotifs, -1);
 	/*
 	 * A look at the listener held up (a preempted program, a vCPU
 	 * waiting) until the target's record was out: that notification is

@@ -46,9 +46,49 @@ static const char *hint(int err)
 	return "";
 }
 
+/* The kernel's hash map entry around a key and a value (measured: ~74). */
+#define HTAB_ELEM_OVERHEAD 74
+#define MAPS_WARN_BYTES (1ULL << 30)
+
+static unsigned long long round8(unsigned long long n)
+{
+	return (n + 7) & ~7ULL;
+}
+
+/*
+ * Hash maps are preallocated: --max-notifs 4194304 takes ~4.6 GiB of kernel
+ * memory (and ~30 s to set up). Said once, before it is allocated.
+ */
+static void warn_map_size(struct bpf_map *const *sized, unsigned int n,
+			  unsigned int entries)
+{
+	static bool warned;
+	unsigned long long per_entry = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		per_entry += round8(bpf_map__key_size(sized[i])) +
+			     round8(bpf_map__value_size(sized[i])) +
+			     HTAB_ELEM_OVERHEAD;
+	if (warned || per_entry * entries < MAPS_WARN_BYTES)
+		return;
+	warned = true;
+	fprintf(stderr,
+		"notifwait: warning: --max-notifs %u preallocates about %.1f GiB of kernel memory for its maps (the default 10240: %.0f MiB)\n",
+		entries, per_entry * entries / (double)(1ULL << 30),
+		per_entry * 10240.0 / (1 << 20));
+}
+
+#define BACKEND_TRIAL_KNOTIFS 10240
+
 static void configure(struct notifwait_bpf *skel,
 		      const struct backend_config *cfg)
 {
+	struct bpf_map *const sized[] = {
+		skel->maps.knotifs, skel->maps.waiting, skel->maps.waiting_tgid,
+		skel->maps.sigpend, skel->maps.entered,
+	};
+
 	skel->rodata->targ_tgid = cfg->target_tgid;
 	skel->rodata->targ_nr = cfg->syscall_nr;
 	skel->rodata->filter_traced = cfg->trace_descendants;
@@ -57,6 +97,8 @@ static void configure(struct notifwait_bpf *skel,
 	bpf_map__set_max_entries(skel->maps.waiting_tgid, cfg->max_knotifs);
 	bpf_map__set_max_entries(skel->maps.sigpend, cfg->max_knotifs);
 	bpf_map__set_max_entries(skel->maps.entered, cfg->max_knotifs);
+	warn_map_size(sized, sizeof(sized) / sizeof(sized[0]),
+		      cfg->max_knotifs);
 }
 
 /* Returns 0, or -errno with @why saying which step failed. */
@@ -121,6 +163,11 @@ int backend_start(struct backend *b, const struct backend_config *cfg,
 	};
 	char why[200], skipped[480] = "";
 	bool any = !strcmp(requested, "auto");
+	/*
+	 * Auto mode tries the variants with maps of the default size: a large
+	 * --max-notifs is then allocated once, by the variant that works.
+	 */
+	struct backend_config trial = *cfg;
 	struct btf *vmlinux;
 	unsigned int i;
 	int err = -ENOENT;
@@ -131,6 +178,8 @@ int backend_start(struct backend *b, const struct backend_config *cfg,
 		return -ENOENT;
 	}
 	vmlinux = btf__load_vmlinux_btf();
+	if (any && trial.max_knotifs > BACKEND_TRIAL_KNOTIFS)
+		trial.max_knotifs = BACKEND_TRIAL_KNOTIFS;
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		const struct backend_variant *v = order[i];
 		size_t used = strlen(skipped);
@@ -138,7 +187,11 @@ int backend_start(struct backend *b, const struct backend_config *cfg,
 		if (!any && strcmp(requested, v->name))
 			continue;
 		why[0] = '\0';
-		err = try_variant(b, v, cfg, vmlinux, why, sizeof(why));
+		err = try_variant(b, v, &trial, vmlinux, why, sizeof(why));
+		if (!err && trial.max_knotifs != cfg->max_knotifs) {
+			backend_stop(b);
+			err = try_variant(b, v, cfg, vmlinux, why, sizeof(why));
+		}
 		if (!err)
 			break;
 		snprintf(skipped + used, sizeof(skipped) - used, "%s%s: %s",

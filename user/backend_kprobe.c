@@ -20,7 +20,7 @@ static char bracket_sym[KSYM_LEN];
 /* The bracket's symbol in kallsyms: itself, or its clone. */
 static int find_bracket(char *sym, size_t len)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
+	FILE *f = fopen("/proc/kallsyms", "re");
 	char line[256], name[KSYM_LEN];
 	size_t n = strlen(BRACKET_FUNC);
 	int found = -ENOENT;

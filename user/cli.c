@@ -248,7 +248,8 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 	case OPT_SYSCALL:
 		env->syscall_nr = nw_syscall_number(arg);
 		if (env->syscall_nr < 0)
-			return fail("unknown syscall '%s'", arg);
+			return fail("unknown syscall '%s' (no such name or number on this architecture)",
+				    arg);
 		break;
 	case 'j':
 		env->json = true;
@@ -262,6 +263,10 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 	case 'i':
 		if (parse_duration(arg, &env->interval_s))
 			return fail("invalid interval '%s': want a positive number of seconds (or 250ms, 1m)",
+				    arg);
+		/* records are read every 50ms: a shorter interval cannot hold */
+		if (env->interval_s < NW_MIN_INTERVAL_S)
+			return fail("invalid interval '%s': the shortest is 50ms (the poll period)",
 				    arg);
 		break;
 	case 'd':
@@ -359,12 +364,21 @@ enum cli_result cli_parse(int argc, char **argv, struct env *env)
 	/* '+': stop at the first non-option so COMMAND keeps its options */
 	while ((opt = getopt_long(argc, argv, "+:p:s:jHmi:d:o:vhV", long_options,
 				  NULL)) != -1) {
+		const char *given = argv[optind - 1];
 		char bad[64];
 
-		if ((opt == '?' || opt == ':') && optopt)
+		if ((opt == '?' || opt == ':') && !strncmp(given, "--", 2)) {
+			/* a long option: named as given, without its =VALUE */
+			snprintf(bad, sizeof(bad), "%.*s",
+				 (int)strcspn(given, "="), given);
+			if (opt == '?' && optopt && strchr(given, '='))
+				return fail("option '%s' doesn't allow an argument (see --help)",
+					    bad);
+		} else if ((opt == '?' || opt == ':') && optopt) {
 			snprintf(bad, sizeof(bad), "-%c", optopt);
-		else
-			snprintf(bad, sizeof(bad), "%s", argv[optind - 1]);
+		} else {
+			snprintf(bad, sizeof(bad), "%s", given);
+		}
 		r = parse_one(opt, optarg, env, bad);
 		if (r != CLI_OK)
 			return r;

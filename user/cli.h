@@ -7,6 +7,9 @@
 #include <sys/types.h>
 
 #define NW_VERSION "0.1"
+/* The reporter reads records every 50ms: the shortest -i. */
+#define NW_POLL_MS 50
+#define NW_MIN_INTERVAL_S (NW_POLL_MS / 1000.0)
 
 struct env {
 	pid_t target_pid; /* -p: target tgid */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <inttypes.h>
+#include "escape.h"
 #include "json_writer.h"
 
 void jw_init(struct json_writer *w, FILE *out)
@@ -10,35 +11,7 @@ void jw_init(struct json_writer *w, FILE *out)
 
 void jw_escape(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', out);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\r':
-			fputs("\\r", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		default:
-			/* comm is not guaranteed UTF-8: escape every non-ASCII byte */
-			if (*p < 0x20 || *p >= 0x7f)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
-		}
-	}
-	fputc('"', out);
+	nw_json_escape(out, s);
 }
 
 static void key(struct json_writer *w, const char *k)

@@ -18,13 +18,15 @@
 #include "command.h"
 #include "decoder.h"
 #include "knotif_table.h"
+#include "output.h"
+#include "pid_check.h"
 #include "sink_prom.h"
 #include "sinks.h"
 #include "stats.h"
 #include "syscalls.h"
 #include "timeline_svg.h"
 
-#define POLL_MS 50
+#define POLL_MS NW_POLL_MS
 
 struct app {
 	struct env env;
@@ -41,7 +43,8 @@ struct app {
 	struct command cmd;
 	bool have_cmd;
 	bool cmd_unrunnable; /* exit 127 like a shell */
-	FILE *out;
+	FILE *out; /* stdout or -o: an output.h buffer */
+	FILE *text; /* where text goes besides JSON: out, or stderr with -j */
 };
 
 static volatile sig_atomic_t exiting;
@@ -124,7 +127,7 @@ static void totals(struct app *app, struct run_totals *t)
 
 static int setup_sinks(struct app *app)
 {
-	FILE *text = app->env.json ? stderr : app->out;
+	FILE *text = app->text;
 	int err = 0;
 
 	if (app->env.json)
@@ -145,7 +148,7 @@ static int setup_sinks(struct app *app)
 /* --check-bound and --timeline; a bad timeline path fails before tracing. */
 static int setup_bound_timeline(struct app *app)
 {
-	FILE *text = app->env.json ? stderr : app->out;
+	FILE *text = app->text;
 	struct timeline_options tl = {
 		.slowest = app->env.timeline_slowest,
 		.have_window = app->env.timeline_window,
@@ -242,6 +245,7 @@ static void consume(struct app *app)
 	ring_buffer__poll(app->rb, POLL_MS);
 	ring_buffer__consume(app->rb);
 	knotif_table_flush(app->table, mono_ns());
+	output_flush_all(); /* whole records, at least once per poll */
 }
 
 static void run(struct app *app)
@@ -282,12 +286,20 @@ static void report_end(struct app *app)
 
 	totals(app, &t);
 	sinks_finish(&app->sinks, &t);
+	output_flush_all();
 	fprintf(stderr,
-		"notifwait: %llu notifications; lost records: %llu, notifications dropped (map full): %llu, signals dropped: %llu, probe runs missed: %llu\n",
+		"notifwait: %llu notifications; lost records: %llu, notifications dropped (map full): %llu, signals dropped: %llu, probe runs missed: %llu",
 		app->stats.knotifs, (unsigned long long)t.bpf.lost_records,
 		(unsigned long long)t.bpf.dropped_knotifs,
 		(unsigned long long)t.bpf.dropped_signals,
 		(unsigned long long)t.bpf.missed_runs);
+	if (output_lines_lost())
+		fprintf(stderr, ", output lines not written: %llu",
+			output_lines_lost());
+	if (app->prom && sink_prom_failed_writes(app->prom))
+		fprintf(stderr, ", --prom-file writes failed: %llu",
+			sink_prom_failed_writes(app->prom));
+	fputc('\n', stderr);
 }
 
 static int check_pid(pid_t pid, const char *opt)
@@ -296,6 +308,31 @@ static int check_pid(pid_t pid, const char *opt)
 		fprintf(stderr, "notifwait: no such process for %s: %d\n", opt,
 			pid);
 		return -ESRCH;
+	}
+	if (pid && nw_is_kernel_thread(pid)) {
+		fprintf(stderr,
+			"notifwait: %d is a kernel thread (%s): it makes no system calls, so it never waits for a notification nor receives one\n",
+			pid, opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Opened close-on-exec; a regular -o file is truncated after start-up. */
+static int open_outputs(struct app *app)
+{
+	struct nw_output *out, *err;
+
+	out = app->env.output ? output_open_path(app->env.output) :
+				output_open_fd(STDOUT_FILENO, "stdout");
+	if (!out)
+		return -EIO;
+	app->out = app->text = output_file(out);
+	if (app->env.json) {
+		err = output_open_fd(STDERR_FILENO, "stderr");
+		if (!err)
+			return -ENOMEM;
+		app->text = output_file(err);
 	}
 	return 0;
 }
@@ -308,15 +345,8 @@ static int prepare(struct app *app)
 	if (check_pid(app->env.target_pid, "-p") ||
 	    check_pid(app->env.supervisor_pid, "-s"))
 		return -ESRCH;
-	app->out = stdout;
-	if (app->env.output) {
-		app->out = fopen(app->env.output, "w");
-		if (!app->out) {
-			fprintf(stderr, "notifwait: cannot write %s: %s\n",
-				app->env.output, strerror(errno));
-			return -errno;
-		}
-	}
+	if (open_outputs(app))
+		return -EIO; /* said why */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	libbpf_set_print(app->env.verbose ? libbpf_print : NULL);
@@ -375,8 +405,6 @@ static void cleanup(struct app *app)
 	sinks_destroy(&app->sinks);
 	knotif_table_free(app->table);
 	stats_free(&app->stats);
-	if (app->out && app->out != stdout)
-		fclose(app->out);
 }
 
 /* With --check-bound the verdict is the exit status, even with COMMAND. */
@@ -397,6 +425,8 @@ static int bound_exit_code(struct app *app, int cmd_code)
 int main(int argc, char **argv)
 {
 	struct app app = {};
+	unsigned long long lost, prom_failed = 0;
+	bool started = false;
 	int code = 1;
 
 	switch (cli_parse(argc, argv, &app.env)) {
@@ -408,7 +438,7 @@ int main(int argc, char **argv)
 		break;
 	}
 	app.have_cmd = app.env.command != NULL;
-	if (prepare(&app) || start_tracing(&app)) {
+	if (prepare(&app) || start_tracing(&app) || output_begin_all()) {
 		if (app.cmd_unrunnable)
 			code = 127;
 		goto out;
@@ -424,6 +454,8 @@ int main(int argc, char **argv)
 	run(&app);
 	report_end(&app);
 	code = 0;
+	started = true;
+	prom_failed = app.prom ? sink_prom_failed_writes(app.prom) : 0;
 	if (app.have_cmd) {
 		command_reap(&app.cmd, true);
 		code = command_exit_code(&app.cmd);
@@ -432,5 +464,9 @@ int main(int argc, char **argv)
 		code = bound_exit_code(&app, code);
 out:
 	cleanup(&app);
+	/* Every write is checked: a report with lines missing is a failure. */
+	lost = output_close_all();
+	if (started && (lost || prom_failed) && !code)
+		code = 1;
 	return code;
 }

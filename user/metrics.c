@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "escape.h"
 #include "metrics.h"
 
 const unsigned long long metrics_bucket_ns[METRICS_NBUCKETS] = {
@@ -109,8 +110,8 @@ static struct metric_series *series_new(struct metric_family *f,
 	return s;
 }
 
-struct metric_series *metrics_series(struct metric_family *f,
-				     const char *const *values)
+static struct metric_series *find_or_add(struct metric_family *f,
+					 const char *const *values)
 {
 	size_t i;
 
@@ -126,6 +127,68 @@ struct metric_series *metrics_series(struct metric_family *f,
 	return series_new(f, overflow_values);
 }
 
+static bool valid_utf8(const char *v)
+{
+	const unsigned char *p = (const unsigned char *)v;
+	size_t left = strlen(v), n;
+
+	for (; left; p += n, left -= n)
+		if (!(n = nw_utf8_len(p, left)))
+			return false;
+	return true;
+}
+
+/* The value as exported: each byte of invalid UTF-8 becomes '?'. */
+static char *exported_value(const char *v)
+{
+	const unsigned char *p = (const unsigned char *)v;
+	size_t left = strlen(v), n;
+	char *out = malloc(left + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (; left; p += n, left -= n) {
+		n = nw_utf8_len(p, left);
+		if (n) {
+			memcpy(o, p, n);
+			o += n;
+		} else {
+			*o++ = '?';
+			n = 1;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/*
+ * Series are keyed by the label values as exported: two values that differ
+ * only in invalid bytes would otherwise be two series with identical labels.
+ */
+struct metric_series *metrics_series(struct metric_family *f,
+				     const char *const *values)
+{
+	const char *exported[METRICS_MAX_LABELS];
+	char *owned[METRICS_MAX_LABELS] = { NULL };
+	struct metric_series *s = NULL;
+	unsigned int i;
+
+	for (i = 0; i < f->nlabels; i++) {
+		exported[i] = values[i] ? values[i] : "";
+		if (valid_utf8(exported[i]))
+			continue;
+		owned[i] = exported_value(exported[i]);
+		if (!owned[i])
+			goto out;
+		exported[i] = owned[i];
+	}
+	s = find_or_add(f, exported);
+out:
+	for (i = 0; i < f->nlabels; i++)
+		free(owned[i]);
+	return s;
+}
+
 void metrics_observe_ns(struct metric_series *s, unsigned long long ns)
 {
 	unsigned int i = 0;
@@ -135,37 +198,6 @@ void metrics_observe_ns(struct metric_series *s, unsigned long long ns)
 	s->bucket[i]++;
 	s->sum_ns += ns;
 	s->count++;
-}
-
-/* Length of the valid UTF-8 sequence at @p, 0 if it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-	unsigned int cp, n, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-	    (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
 }
 
 void metrics_write_label_value(FILE *out, const char *v)
@@ -180,7 +212,7 @@ void metrics_write_label_value(FILE *out, const char *v)
 		} else if (*p == '\n') {
 			fputs("\\n", out);
 			p++;
-		} else if ((n = utf8_len(p))) {
+		} else if ((n = nw_utf8_len(p, strlen((const char *)p)))) {
 			fwrite(p, 1, n, out);
 			p += n;
 		} else {

@@ -25,6 +25,29 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+const char *prom_textfile_refused(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return NULL; /* missing: created; another error shows at write */
+	if (S_ISREG(st.st_mode))
+		return NULL;
+	if (S_ISLNK(st.st_mode))
+		return "a symbolic link";
+	if (S_ISDIR(st.st_mode))
+		return "a directory";
+	if (S_ISFIFO(st.st_mode))
+		return "a FIFO";
+	if (S_ISCHR(st.st_mode))
+		return "a character device";
+	if (S_ISBLK(st.st_mode))
+		return "a block device";
+	if (S_ISSOCK(st.st_mode))
+		return "a socket";
+	return "not a regular file";
+}
+
 int prom_textfile_write(const char *path, const char *data, size_t len)
 {
 	const char *slash = strrchr(path, '/');
@@ -49,6 +72,9 @@ int prom_textfile_write(const char *path, const char *data, size_t len)
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
+	/* checked again just before: the path may have changed meanwhile */
+	if (!err && prom_textfile_refused(path))
+		err = -EEXIST;
 	if (!err && rename(tmp, path))
 		err = -errno;
 	if (err)

@@ -10,7 +10,13 @@
 
 #include <stddef.h>
 
-/* Returns 0 or -errno; PATH is untouched on failure. */
+/*
+ * Only a regular file (or a missing one) is ever replaced: NULL, or what
+ * PATH is instead ("a FIFO", "a symbolic link", ...). A symbolic link is
+ * refused: rename() would replace the link itself, not its target.
+ */
+const char *prom_textfile_refused(const char *path);
+/* Returns 0 or -errno (-EEXIST: refused, see above); PATH is untouched on failure. */
 int prom_textfile_write(const char *path, const char *data, size_t len);
 
 #endif /* NW_PROM_TEXTFILE_H */

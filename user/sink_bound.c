@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include "bound_check.h"
+#include "escape.h"
 #include "sinks.h"
 #include "syscalls.h"
 
@@ -50,11 +51,15 @@ static void print_timeline(FILE *out, const struct knotif *k, unsigned int i)
 static void print_who(FILE *out, const struct knotif *k)
 {
 	const struct nw_knotif_event *e = &k->ev;
+	char comm[NW_TEXT_ESCAPED_SIZE(NW_COMM_LEN)];
 
-	fprintf(out, "%.16s/%u %s id %" PRIu64, e->comm, e->target_tid,
-		nw_syscall_name(e->nr), (uint64_t)e->key.id);
+	fprintf(out, "%s/%u %s id %" PRIu64,
+		nw_text_escape(comm, sizeof(comm), e->comm, NW_COMM_LEN),
+		e->target_tid, nw_syscall_name(e->nr), (uint64_t)e->key.id);
 	if (e->supervisor_tgid)
-		fprintf(out, " supervisor %.16s/%u", e->supervisor_comm,
+		fprintf(out, " supervisor %s/%u",
+			nw_text_escape(comm, sizeof(comm), e->supervisor_comm,
+				       NW_COMM_LEN),
 			e->supervisor_tgid);
 }
 

@@ -15,6 +15,7 @@
 #include "bound_check.h"
 #include "cli.h"
 #include "errnames.h"
+#include "escape.h"
 #include "metrics.h"
 #include "prom_http.h"
 #include "prom_textfile.h"
@@ -112,6 +113,7 @@ struct prom_state {
 	struct prom_http *http;
 	__u64 next_write_ns;
 	bool write_warned; /* one line per streak of textfile failures */
+	unsigned long long failed_writes; /* after start-up: exit status 1 */
 	bool backend_known;
 	bool finished;
 };
@@ -162,8 +164,16 @@ static void prom_knotif(struct sink *s, const struct knotif *k)
 	const struct nw_knotif_event *e = &k->ev;
 	__u64 t_reply = k->reply_reached ? e->t_reply_ns : 0;
 	__u64 t_return = k->pending ? 0 : e->t_return_ns;
-	const char *sup = e->supervisor_tgid ? e->supervisor_comm :
-					       NOT_RECEIVED;
+	char comm[NW_TEXT_ESCAPED_SIZE(NW_COMM_LEN)];
+	/*
+	 * Series are keyed by the exported value: the escaped comm, which
+	 * never starts with '(' like the built-in values.
+	 */
+	const char *sup = e->supervisor_tgid ?
+				  nw_label_escape(comm, sizeof(comm),
+						  e->supervisor_comm,
+						  NW_COMM_LEN) :
+				  NOT_RECEIVED;
 	const char *lv[3] = { sup, nw_syscall_name(e->nr),
 			      nw_outcome_name(k->outcome) };
 	unsigned int i;
@@ -230,10 +240,18 @@ static int write_textfile(struct prom_state *st)
 	int err = buf ? prom_textfile_write(st->opt.file, buf, len) : -ENOMEM;
 
 	free(buf);
-	if (err && !st->write_warned)
+	if (err == -EEXIST && !st->write_warned)
+		fprintf(stderr,
+			"notifwait: --prom-file %s is %s: only a regular file is replaced\n",
+			st->opt.file,
+			prom_textfile_refused(st->opt.file) ?:
+				"not a regular file");
+	else if (err && !st->write_warned)
 		fprintf(stderr, "notifwait: cannot write %s: %s\n",
 			st->opt.file, strerror(-err));
 	st->write_warned = err != 0;
+	if (err)
+		st->failed_writes++;
 	return err;
 }
 
@@ -263,6 +281,13 @@ static void update_counters(struct sink *s, const struct run_totals *t)
 		st->backend_known = true;
 	}
 	pthread_mutex_unlock(&st->lock);
+}
+
+unsigned long long sink_prom_failed_writes(const struct sink *s)
+{
+	const struct prom_state *st = s->priv;
+
+	return st->failed_writes;
 }
 
 void sink_prom_update(struct sink *s, const struct run_totals *t)

@@ -18,6 +18,8 @@ struct prom_options {
 /* NULL with one line on stderr (cannot bind, cannot write the file). */
 struct sink *sink_prom_new(const struct report_info *info,
 			   const struct prom_options *opt);
+/* --prom-file rewrites that failed (each said on stderr, once per streak). */
+unsigned long long sink_prom_failed_writes(const struct sink *s);
 /*
  * From the tracer's loop: the BPF-side counters (lost records, drops) and
  * the backend, and the textfile when its interval has passed.

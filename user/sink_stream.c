@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include "errnames.h"
+#include "escape.h"
 #include "sinks.h"
 #include "syscalls.h"
 
@@ -50,27 +51,39 @@ static void print_signals(FILE *out, const struct knotif *k)
 		fprintf(out, " reply:%s", nw_errno_name(k->failure.ret));
 }
 
-static void stream_knotif(struct sink *s, const struct knotif *k)
+/* Before the first line of any kind (a notification or a failed reply). */
+static void print_header(struct sink *s)
 {
 	struct stream_state *st = s->priv;
+
+	if (st->header_done)
+		return;
+	fprintf(s->out,
+		"%-10s %-22s %-10s %-22s %10s %10s %10s %-8s %-24s %s\n",
+		"TIME(s)", "TARGET/TID", "SYSCALL", "SUPERVISOR", "QUEUE(us)",
+		"HANDLE(us)", "WAKE(us)", "KILLABLE", "OUTCOME",
+		"RET SIGNALS/ADDFD");
+	st->header_done = true;
+}
+
+static void stream_knotif(struct sink *s, const struct knotif *k)
+{
 	const struct nw_knotif_event *e = &k->ev;
 	__u64 t_reply = k->reply_reached ? e->t_reply_ns : 0;
 	__u64 t_return = k->pending ? 0 : e->t_return_ns;
 	__u64 t0 = e->t_notify_ns ? e->t_notify_ns : e->t_recv_ns;
-	char target[40], supervisor[40];
+	char comm[NW_TEXT_ESCAPED_SIZE(NW_COMM_LEN)];
+	char target[sizeof(comm) + 12], supervisor[sizeof(comm) + 12];
 
-	if (!st->header_done) {
-		fprintf(s->out,
-			"%-10s %-22s %-10s %-22s %10s %10s %10s %-8s %-24s %s\n",
-			"TIME(s)", "TARGET/TID", "SYSCALL", "SUPERVISOR",
-			"QUEUE(us)", "HANDLE(us)", "WAKE(us)", "KILLABLE",
-			"OUTCOME", "RET SIGNALS/ADDFD");
-		st->header_done = true;
-	}
-	snprintf(target, sizeof(target), "%.16s/%u", e->comm, e->target_tid);
+	print_header(s);
+	snprintf(target, sizeof(target), "%s/%u",
+		 nw_text_escape(comm, sizeof(comm), e->comm, NW_COMM_LEN),
+		 e->target_tid);
 	if (e->supervisor_tgid)
-		snprintf(supervisor, sizeof(supervisor), "%.16s/%u",
-			 e->supervisor_comm, e->supervisor_tgid);
+		snprintf(supervisor, sizeof(supervisor), "%s/%u",
+			 nw_text_escape(comm, sizeof(comm), e->supervisor_comm,
+					NW_COMM_LEN),
+			 e->supervisor_tgid);
 	else
 		snprintf(supervisor, sizeof(supervisor), "-");
 	fprintf(s->out, "%-10.6f %-22s %-10s %-22s",
@@ -94,6 +107,7 @@ static void stream_knotif(struct sink *s, const struct knotif *k)
 static void stream_reply_failed(struct sink *s,
 				const struct nw_reply_failed_event *r)
 {
+	print_header(s);
 	fprintf(s->out, "%-10.6f supervisor %u: %s for notification %" PRIu64
 		" failed: %s\n",
 		r->t_ns > s->info->start_ns ?

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --summary: tables per supervisor and per syscall at exit. */
+#include "escape.h"
 #include "sinks.h"
 
 static void print_groups(FILE *out, const char *title,
@@ -12,9 +13,12 @@ static void print_groups(FILE *out, const char *title,
 		"DEFERRED", "MAX_PENDING");
 	for (i = 0; i < l->n; i++) {
 		struct nw_group *g = &l->groups[i];
+		char name[NW_TEXT_ESCAPED_SIZE(sizeof(g->name))];
 
+		/* a supervisor's name is its comm: escaped */
+		nw_text_escape(name, sizeof(name), g->name, sizeof(g->name));
 		fprintf(out, "%-28s %8llu %10.1fus %10.1fus %10.1fus %11llu %8llu %12.1fus\n",
-			g->name, g->count, stats_percentile(g, 50) / 1e3,
+			name, g->count, stats_percentile(g, 50) / 1e3,
 			stats_percentile(g, 99) / 1e3,
 			stats_percentile(g, 100) / 1e3, g->interrupted,
 			g->deferred, g->max_pending_ns / 1e3);

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "output.h"
 #include "sinks.h"
 #include "timeline_svg.h"
 
 struct timeline_state {
+	struct nw_output *output;
 	FILE *file;
 	const char *path;
 	bool html;
@@ -124,9 +126,9 @@ static void timeline_finish(struct sink *s, const struct run_totals *t)
 	qsort(st->heap, st->n, sizeof(*st->heap), by_first);
 	err = timeline_render(st->file, (const struct knotif *const *)st->heap,
 			      st->n, &v);
-	if (!err && fflush(st->file))
-		err = -errno;
-	if (err)
+	if (!err)
+		err = output_flush(st->output); /* a failure said and counted */
+	else
 		fprintf(stderr, "notifwait: cannot write the timeline %s: %s\n",
 			st->path, strerror(-err));
 }
@@ -139,8 +141,7 @@ static void timeline_destroy(struct sink *s)
 	for (i = 0; i < st->n; i++)
 		free(st->heap[i]);
 	free(st->heap);
-	if (st->file)
-		fclose(st->file);
+	/* st->file is closed by output_close_all() */
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -167,16 +168,20 @@ struct sink *sink_timeline_new(const char *path, const struct report_info *info,
 	st->html = ends_with(path, ".html") || ends_with(path, ".htm");
 	st->cap = opts->slowest ? opts->slowest : NW_TIMELINE_CAP;
 	st->heap = calloc(st->cap, sizeof(*st->heap));
-	/* opened now so that a bad path fails before tracing starts */
-	st->file = st->heap ? fopen(path, "w") : NULL;
-	if (!st->file) {
-		fprintf(stderr, "notifwait: cannot write %s: %s\n", path,
-			st->heap ? strerror(errno) : "out of memory");
+	/*
+	 * Opened now so that a bad path fails before tracing starts;
+	 * truncated only once tracing started (output_begin_all).
+	 */
+	st->output = st->heap ? output_open_path(path) : NULL;
+	if (!st->output) {
+		if (!st->heap)
+			fprintf(stderr, "notifwait: out of memory\n");
 		free(st->heap);
 		free(s->priv);
 		free(s);
 		return NULL;
 	}
+	st->file = output_file(st->output);
 	s->out = st->file;
 	s->knotif = timeline_knotif;
 	s->finish = timeline_finish;

@@ -39,8 +39,16 @@ int nw_syscall_number(const char *name)
 	if (!name || !*name)
 		return -1;
 	nr = strtol(name, &end, 10);
-	if (*end == '\0')
-		return nr >= 0 && nr < 4096 ? (int)nr : -1;
+	if (*end == '\0') {
+		char *known;
+
+		/* a number no syscall has can never match: refused too */
+		if (nr < 0 || nr >= 4096)
+			return -1;
+		known = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+		free(known);
+		return known ? (int)nr : -1;
+	}
 	resolved = seccomp_syscall_resolve_name_arch(SCMP_ARCH_NATIVE, name);
 	return resolved == __NR_SCMP_ERROR || resolved < 0 ? -1 : resolved;
 }

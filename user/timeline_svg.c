@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include "escape.h"
 #include "syscalls.h"
 #include "timeline_svg.h"
 
@@ -84,12 +85,17 @@ __u64 timeline_rank_ns(const struct knotif *k)
 	return d;
 }
 
+/* comm is any bytes: escaped as in the text outputs, then for XML. */
 static void escape(FILE *out, const char *s, size_t max)
 {
+	char text[NW_TEXT_ESCAPED_SIZE(NW_COMM_LEN)];
 	size_t i;
 
-	for (i = 0; i < max && s[i]; i++) {
-		switch (s[i]) {
+	if (max > NW_COMM_LEN)
+		max = NW_COMM_LEN;
+	nw_text_escape(text, sizeof(text), s, max);
+	for (i = 0; text[i]; i++) {
+		switch (text[i]) {
 		case '&':
 			fputs("&amp;", out);
 			break;
@@ -103,12 +109,7 @@ static void escape(FILE *out, const char *s, size_t max)
 			fputs("&quot;", out);
 			break;
 		default:
-			/* comm is any bytes: keep the SVG valid UTF-8/XML */
-			fputc((unsigned char)s[i] < 0x20 ||
-					      (unsigned char)s[i] >= 0x7f ?
-				      '?' :
-				      s[i],
-			      out);
+			fputc(text[i], out);
 		}
 	}
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <unistd.h>
+#include <getopt.h>
 #include "cli.h"
+#include "pid_check.h"
 #include "syscalls.h"
 #include "unit.h"
 
@@ -65,4 +67,30 @@ TEST(command_after_dashdash)
 	EXPECT_STREQ(env.command[1], "-l");
 	EXPECT_EQ(parse(&env, 3, stray), CLI_ERROR);
 	EXPECT_EQ(parse(&env, 3, needs_hist), CLI_ERROR);
+}
+
+TEST(cli_rejects_what_can_never_match)
+{
+	char *short_i[] = { "notifwait", "-H", "-i", "10ms", NULL };
+	char *ok_i[] = { "notifwait", "-H", "-i", "50ms", NULL };
+	char *json_arg[] = { "notifwait", "--json=1", NULL };
+	struct env env;
+
+	optind = 0;
+	EXPECT_EQ(cli_parse(4, short_i, &env), CLI_ERROR);
+	optind = 0;
+	EXPECT_EQ(cli_parse(4, ok_i, &env), CLI_OK);
+	optind = 0;
+	EXPECT_EQ(cli_parse(2, json_arg, &env), CLI_ERROR);
+	optind = 0;
+	EXPECT_EQ(nw_syscall_number("4095"), -1);
+	EXPECT_EQ(nw_syscall_number("39"), 39);
+}
+
+TEST(kernel_threads_are_never_targets)
+{
+	EXPECT_TRUE(nw_is_kernel_thread(2) ||
+		    access("/proc/2/stat", R_OK)); /* kthreadd, outside a pid ns */
+	EXPECT_TRUE(!nw_is_kernel_thread(getpid()));
+	EXPECT_TRUE(!nw_is_kernel_thread(1));
 }

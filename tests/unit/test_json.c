@@ -24,7 +24,7 @@ TEST(escape_quotes_backslash_controls)
 {
 	char *s = capture(escape_fn, "a\"b\\c\nd\te\x01\x7f\xc3");
 
-	EXPECT_STREQ(s, "\"a\\\"b\\\\c\\nd\\te\\u0001\\u007f\\u00c3\"");
+	EXPECT_STREQ(s, "\"a\\\"b\\\\c\\nd\\te\\u0001\\u007f\\udcc3\"");
 	free(s);
 }
 

@@ -376,3 +376,22 @@ TEST(cli_prom_options)
 	EXPECT_TRUE(env.prom_linger_s == 0.5);
 	EXPECT_EQ(parse(&env, 3, i_alone), CLI_ERROR);
 }
+
+TEST(series_keyed_by_exported_values)
+{
+	static const char *const names[] = { "supervisor", NULL };
+	const char *ff[1] = { "dup\xff" }, *fe[1] = { "dup\xfe" };
+	const char *q[1] = { "dup?" }, *ok[1] = { "dup\xc3\xa9" };
+	struct metric_family *f;
+	struct metrics m;
+
+	metrics_init(&m);
+	f = metrics_add_family(&m, "c", "help", METRIC_COUNTER, names);
+	ASSERT_TRUE(f != NULL);
+	/* dup\xff and dup\xfe are both exported "dup?": one series */
+	EXPECT_TRUE(metrics_series(f, ff) == metrics_series(f, fe));
+	EXPECT_TRUE(metrics_series(f, ff) == metrics_series(f, q));
+	EXPECT_TRUE(metrics_series(f, ok) != metrics_series(f, q));
+	EXPECT_EQ(f->n, 2);
+	metrics_free(&m);
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/* output.h: whole lines per write(), close-on-exec, checked writes. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "output.h"
+#include "unit.h"
+
+TEST(output_writes_whole_lines_in_pipe_buf_chunks)
+{
+	char buf[3 * PIPE_BUF];
+	struct nw_output *o;
+	int p[2], i;
+	ssize_t n;
+	FILE *f;
+
+	/* SOCK_SEQPACKET: each read() returns exactly one write() */
+	ASSERT_TRUE(!socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, p));
+	o = output_open_fd(p[1], "socket");
+	ASSERT_TRUE(o != NULL);
+	f = output_file(o);
+	fputs("half", f);
+	EXPECT_EQ(output_flush(o), 0);
+	/* nothing yet: no whole line */
+	EXPECT_EQ(read(p[0], buf, sizeof(buf)), -1);
+	fputs(" line\n", f);
+	for (i = 0; i < 200; i++) /* 200 * 50 bytes: more than PIPE_BUF */
+		fprintf(f, "%048d\n", i);
+	EXPECT_EQ(output_flush(o), 0);
+	/* each read returns one write(): whole lines, no more than PIPE_BUF */
+	n = read(p[0], buf, sizeof(buf));
+	EXPECT_TRUE(n > 0 && n <= PIPE_BUF && buf[n - 1] == '\n');
+	EXPECT_TRUE(!strncmp(buf, "half line\n", 10));
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		EXPECT_TRUE(n <= PIPE_BUF && buf[n - 1] == '\n');
+	output_close_all();
+	close(p[0]);
+	close(p[1]);
+}
+
+TEST(output_counts_lines_it_cannot_write)
+{
+	struct nw_output *o;
+	int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	FILE *f;
+
+	ASSERT_TRUE(fd >= 0);
+	o = output_open_fd(fd, "/dev/full");
+	ASSERT_TRUE(o != NULL);
+	f = output_file(o);
+	fputs("one\ntwo\nthree\n", f);
+	EXPECT_TRUE(output_flush(o) < 0);
+	EXPECT_EQ(output_lines_lost(), 3);
+	output_close_all();
+	close(fd);
+}
+
+TEST(output_path_is_cloexec_and_truncated_only_at_begin)
+{
+	char path[] = "/tmp/nw-unit-output.XXXXXX";
+	int fd = mkstemp(path), flags;
+	bool before[64];
+	struct nw_output *o;
+	char buf[32] = "";
+
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_TRUE(write(fd, "previous\n", 9) == 9);
+	close(fd);
+	o = output_open_path(path);
+	ASSERT_TRUE(o != NULL);
+	/* a failed start-up: the previous content is still there */
+	output_close_all();
+	fd = open(path, O_RDONLY);
+	EXPECT_EQ(read(fd, buf, sizeof(buf)), 9);
+	close(fd);
+
+	for (fd = 0; fd < 64; fd++)
+		before[fd] = fcntl(fd, F_GETFD) >= 0;
+	o = output_open_path(path);
+	ASSERT_TRUE(o != NULL);
+	for (fd = 3; fd < 64; fd++) {
+		flags = fcntl(fd, F_GETFD);
+		if (!before[fd] && flags >= 0)
+			EXPECT_TRUE(flags & FD_CLOEXEC);
+	}
+	fd = open(path, O_RDONLY);
+	EXPECT_EQ(output_begin_all(), 0);
+	fputs("new\n", output_file(o));
+	output_flush(o);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(read(fd, buf, sizeof(buf)), 4);
+	EXPECT_STREQ(buf, "new\n");
+	close(fd);
+	output_close_all();
+	unlink(path);
+}
