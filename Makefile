@@ -37,7 +37,7 @@ USER_CORE := cli syscalls errnames knotif knotif_table decoder hist stats \
 	sinks sink_stream sink_json sink_hist sink_summary json_record json_writer
 USER_CORE += metrics prom_http prom_textfile sink_prom
 USER_CORE += bound_check sink_bound timeline_svg sink_timeline
-USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command
+USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command run_end
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -347,6 +347,7 @@ static enum cli_result cli_check_bound_timeline(struct env *env)
 
 enum cli_result cli_parse(int argc, char **argv, struct env *env)
 {
+	const char *last_arg = NULL; /* the last option's argument */
 	enum cli_result r;
 	int opt;
 
@@ -365,10 +366,15 @@ enum cli_result cli_parse(int argc, char **argv, struct env *env)
 			snprintf(bad, sizeof(bad), "-%c", optopt);
 		else
 			snprintf(bad, sizeof(bad), "%s", argv[optind - 1]);
+		last_arg = optarg;
 		r = parse_one(opt, optarg, env, bad);
 		if (r != CLI_OK)
 			return r;
 	}
+	/* "--" ending the line (not an option's argument): no COMMAND */
+	if (optind == argc && optind > 1 && !strcmp(argv[optind - 1], "--") &&
+	    last_arg != argv[optind - 1])
+		return fail("%s", "-- needs a COMMAND after it (see --help)");
 	if (optind < argc)
 		env->command = &argv[optind];
 	if (env->command && strcmp(argv[optind - 1], "--"))

@@ -141,10 +141,24 @@ int command_exit_code(const struct command *c)
 	return 1;
 }
 
+int command_signal(struct command *c, int sig)
+{
+	if (c->pid <= 0 || c->exited)
+		return 0;
+	/* It leads its own process group (setsid, a job): all of it. */
+	if (getpgid(c->pid) == c->pid)
+		return kill(-c->pid, sig) ? -errno : 0;
+	return kill(c->pid, sig) ? -errno : 0;
+}
+
 void command_kill(struct command *c)
 {
-	if (c->pid > 0 && !c->exited) {
-		kill(c->pid, SIGKILL);
-		command_reap(c, true);
-	}
+	int i;
+
+	if (c->pid <= 0 || c->exited)
+		return;
+	command_signal(c, SIGKILL);
+	/* Bounded: a task stuck in the kernel must not hang the exit. */
+	for (i = 0; i < 200 && !command_reap(c, false); i++)
+		usleep(10000);
 }

@@ -26,6 +26,9 @@ int command_release(struct command *c);
 bool command_reap(struct command *c, bool block);
 /* The exit code a shell would give: status, or 128 + signal. */
 int command_exit_code(const struct command *c);
+/* Sends @sig to it, or to its process group if it leads one: 0 or -errno. */
+int command_signal(struct command *c, int sig);
+/* SIGKILL, then reaps it, waiting 2 s at most. */
 void command_kill(struct command *c);
 
 #endif /* NW_COMMAND_H */

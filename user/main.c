@@ -18,6 +18,7 @@
 #include "command.h"
 #include "decoder.h"
 #include "knotif_table.h"
+#include "run_end.h"
 #include "sink_prom.h"
 #include "sinks.h"
 #include "stats.h"
@@ -39,18 +40,11 @@ struct app {
 	struct decoder decoder;
 	struct ring_buffer *rb;
 	struct command cmd;
+	struct run_end end; /* signals, -d, and ending the COMMAND */
 	bool have_cmd;
 	bool cmd_unrunnable; /* exit 127 like a shell */
 	FILE *out;
 };
-
-static volatile sig_atomic_t exiting;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	exiting = 1;
-}
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
@@ -253,7 +247,7 @@ static void run(struct app *app)
 		next_interval = app->info.start_ns + app->env.interval_s * 1e9;
 	if (app->env.duration_s)
 		deadline = app->info.start_ns + app->env.duration_s * 1e9;
-	while (!exiting) {
+	for (;;) {
 		consume(app);
 		if (app->prom) {
 			totals(app, &t);
@@ -265,9 +259,8 @@ static void run(struct app *app)
 			sinks_interval(&app->sinks, &t);
 			next_interval += app->env.interval_s * 1e9;
 		}
-		if (deadline && now >= deadline)
-			break;
-		if (app->have_cmd && command_reap(&app->cmd, false))
+		if (run_end_step(&app->end, app->have_cmd ? &app->cmd : NULL,
+				 deadline && now >= deadline, now))
 			break;
 	}
 	/* Let deliveries of signals right after the last returns arrive. */
@@ -302,7 +295,6 @@ static int check_pid(pid_t pid, const char *opt)
 
 static int prepare(struct app *app)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	int err;
 
 	if (check_pid(app->env.target_pid, "-p") ||
@@ -317,8 +309,7 @@ static int prepare(struct app *app)
 			return -errno;
 		}
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	run_end_install();
 	libbpf_set_print(app->env.verbose ? libbpf_print : NULL);
 	app->table = knotif_table_new(on_ready, app);
 	if (!app->table)
@@ -425,8 +416,8 @@ int main(int argc, char **argv)
 	report_end(&app);
 	code = 0;
 	if (app.have_cmd) {
-		command_reap(&app.cmd, true);
-		code = command_exit_code(&app.cmd);
+		/* exited, or SIGKILL could not end it (said on stderr) */
+		code = app.end.gave_up ? 1 : command_exit_code(&app.cmd);
 	}
 	if (app.env.check_bound)
 		code = bound_exit_code(&app, code);

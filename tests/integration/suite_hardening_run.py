@@ -5,10 +5,74 @@ under slow clients, ADDFD of any size, and a kill -9 chaos run."""
 import json
 import os
 import re
+import signal
 import subprocess
+import threading
+import time
 
-from scenarios import checked, expect, run_tracer
-from truth import Fail
+from scenarios import HEADER, check_header, checked, expect, run_tracer
+from truth import Fail, Trace, Truth
+
+END_LINE = re.compile(r"^notifwait: (\d+) notifications; lost records")
+GRACE_S = 5  # NW_GRACE_S in user/run_end.h
+
+
+class Bg:
+    """A tracer in the background, its stderr read by a thread."""
+
+    def __init__(self, cmd, **kw):
+        self.p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True, **kw)
+        self.lines = []
+        self.started = threading.Event()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.p.stderr:
+            self.lines.append(line)
+            if line.startswith(HEADER):
+                self.started.set()
+        self.started.set()
+
+    def stderr(self):
+        return "".join(self.lines)
+
+    def wait_started(self, timeout=60):
+        self.started.wait(timeout)
+        check_header(self.stderr())
+        return time.monotonic()
+
+    def wait(self, timeout):
+        """(exit status, seconds waited); fails after @timeout."""
+        t0 = time.monotonic()
+        try:
+            rc = self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise Fail(f"tracer still running after {timeout}s: {self.stderr()[-300:]!r}")
+        dt = time.monotonic() - t0
+        self.reader.join(5)
+        return rc, dt
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.kill()
+
+
+def pid_alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1][0] != "Z"
+    except FileNotFoundError:
+        return False
 
 ADDFD_SIZE = "32"  # a struct seccomp_notif_addfd padded with 8 zero bytes
 
@@ -46,7 +110,157 @@ def t_addfd_32_bytes_summary(env):
            f"--summary: {m.group(0) if m else p.stdout[-300:]!r}, want 4 ok, 0 failed")
 
 
+# --- signals and the traced command -------------------------------------------
+
+def ended_by_signal(env, sig, command, want_rc, within, second=None, ready=None):
+    """Sends @sig to a tracer of @command once it traces (and @ready exists);
+    it must end in @within seconds with @want_rc, the report printed, and
+    say why."""
+    with Bg([env.tracer, "--", *command]) as t:
+        t.wait_started()
+        if ready:
+            wait_file(ready)
+        t.p.send_signal(sig)
+        if second:
+            time.sleep(0.3)
+            t.p.send_signal(second)
+        rc, dt = t.wait(within + 10)
+        err = t.stderr()
+        expect(rc == want_rc, f"exit {rc}, want {want_rc}: {err[-400:]!r}")
+        expect(dt < within, f"took {dt:.1f}s after the signal, want < {within}s")
+        name = signal.Signals(sig).name
+        expect(f"received {name}: sending {name} to the command" in err,
+               f"stderr does not say {name} was forwarded: {err[-400:]!r}")
+        expect(any(END_LINE.match(x) for x in err.splitlines()),
+               f"no final report line: {err[-300:]!r}")
+        return err, dt
+
+
+def t_sigterm_forwarded(env):
+    ended_by_signal(env, signal.SIGTERM, ["sleep", "30"], 128 + signal.SIGTERM, 2)
+
+
+def t_sigint_forwarded(env):
+    ended_by_signal(env, signal.SIGINT, ["sleep", "30"], 128 + signal.SIGINT, 2)
+
+
+def t_sighup_forwarded(env):
+    ended_by_signal(env, signal.SIGHUP, ["sleep", "30"], 128 + signal.SIGHUP, 2)
+
+
+def ignores_term(env):
+    """A COMMAND that ignores TERM, INT and HUP; returns (argv, ready file)."""
+    ready = env.path("ready")
+    return ["python3", "-c", "import signal, sys, time\n"
+            "for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):\n"
+            "    signal.signal(s, signal.SIG_IGN)\n"
+            "open(sys.argv[1], 'w').close()\n"
+            "time.sleep(30)\n", ready], ready
+
+
+def wait_file(path, timeout=10):
+    end = time.monotonic() + timeout
+    while not os.path.exists(path):
+        if time.monotonic() > end:
+            raise Fail(f"{path} never appeared")
+        time.sleep(0.02)
+
+
+def t_sigterm_grace_then_sigkill(env):
+    cmd, ready = ignores_term(env)
+    err, dt = ended_by_signal(env, signal.SIGTERM, cmd, 128 + signal.SIGKILL,
+                              GRACE_S + 2, ready=ready)
+    expect(dt >= GRACE_S - 0.5, f"SIGKILL after {dt:.1f}s, before the {GRACE_S}s grace")
+    expect("did not end in time: sending SIGKILL" in err, f"stderr: {err[-400:]!r}")
+
+
+def t_second_signal_kills_at_once(env):
+    cmd, ready = ignores_term(env)
+    err, dt = ended_by_signal(env, signal.SIGTERM, cmd, 128 + signal.SIGKILL, 2,
+                              second=signal.SIGINT, ready=ready)
+    expect("another signal: sending SIGKILL" in err, f"stderr: {err[-400:]!r}")
+
+
+def t_signal_to_process_group(env):
+    """A COMMAND leading its own process group: the whole group is signalled."""
+    pidfile = env.path("bg.pid")
+    # the trap after the fork: an ignored signal is inherited
+    script = f"sleep 30 & echo $! > {pidfile}; trap '' TERM; wait; wait"
+    with Bg([env.tracer, "--", "setsid", "sh", "-c", script]) as t:
+        t.wait_started()
+        for _ in range(100):
+            if os.path.exists(pidfile) and open(pidfile).read().strip():
+                break
+            time.sleep(0.05)
+        bg = int(open(pidfile).read())
+        t.p.send_signal(signal.SIGTERM)
+        rc, dt = t.wait(GRACE_S + 10)
+        expect(dt < 2, f"took {dt:.1f}s: the group's sleep did not get SIGTERM")
+        expect(rc == 0, f"exit {rc}: the shell should exit 0 once its child died")
+        expect(not pid_alive(bg), f"the command's child {bg} outlived notifwait")
+
+
+def t_duration_ends_command(env):
+    with Bg([env.tracer, "-d", "1", "--", "sleep", "30"]) as t:
+        t.wait_started()
+        rc, dt = t.wait(GRACE_S + 10)
+        err = t.stderr()
+        expect(rc == 128 + signal.SIGTERM, f"exit {rc}, want 143: {err[-300:]!r}")
+        expect(dt < 2.5, f"-d 1 took {dt:.1f}s")
+        expect("the duration (-d) expired: sending SIGTERM to the command" in err,
+               f"stderr: {err[-300:]!r}")
+
+
+def t_duration_check_bound_keeps_verdict(env):
+    """--check-bound's verdict stays the exit status when -d ends COMMAND."""
+    with Bg([env.tracer, "--check-bound", "-d", "1", "--", "sleep", "30"]) as t:
+        t.wait_started()
+        rc, dt = t.wait(GRACE_S + 10)
+        expect(rc == 2, f"exit {rc}, want 2 (nothing deferred: cannot check)")
+        expect(dt < 2.5, f"-d 1 took {dt:.1f}s")
+
+
+def t_sighup_final_report(env):
+    """Without COMMAND, SIGHUP ends the run like SIGTERM: exit 0, the final
+    report, every notification of a workload that ran meanwhile."""
+    out = env.path("hup.jsonl")
+    truth_path = env.path("hup.truth.jsonl")
+    with Bg([env.tracer, "-j", "-o", out]) as t:
+        t.wait_started()
+        w = subprocess.run([env.workload, "--iterations", "200", "--truth", truth_path],
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        expect(w.returncode == 0, f"workload exit {w.returncode}")
+        time.sleep(0.3)  # a few poll intervals
+        t.p.send_signal(signal.SIGHUP)
+        rc, _ = t.wait(20)
+        err = t.stderr()
+        expect(rc == 0, f"exit {rc} after SIGHUP: {err[-300:]!r}")
+        expect(any(END_LINE.match(x) for x in err.splitlines()), f"no final report: {err[-300:]!r}")
+    truth = Truth(truth_path)
+    sup = truth.supervisor_pid
+    mine = [r for r in Trace(out).notifs if r["supervisor_pid"] == sup]
+    expect(len(mine) == truth.summary["recvs_ok"] == 200,
+           f"{len(mine)} records of the workload, truth {truth.summary['recvs_ok']}")
+
+
+def t_dashdash_alone(env):
+    p = run_tracer([env.tracer, "--"], 10)
+    lines = p.stderr.splitlines()
+    expect(p.returncode == 2 and len(lines) == 1 and "COMMAND" in lines[0],
+           f"exit {p.returncode}, stderr {p.stderr!r}")
+
+
 TESTS = [
+    ("hardening-sigterm-forwarded", t_sigterm_forwarded),
+    ("hardening-sigint-forwarded", t_sigint_forwarded),
+    ("hardening-sighup-forwarded", t_sighup_forwarded),
+    ("hardening-sigterm-grace-then-sigkill", t_sigterm_grace_then_sigkill),
+    ("hardening-second-signal-kills", t_second_signal_kills_at_once),
+    ("hardening-signal-process-group", t_signal_to_process_group),
+    ("hardening-duration-ends-command", t_duration_ends_command),
+    ("hardening-duration-check-bound", t_duration_check_bound_keeps_verdict),
+    ("hardening-sighup-final-report", t_sighup_final_report),
+    ("hardening-dashdash-alone", t_dashdash_alone),
     ("hardening-addfd-32-bytes", t_addfd_32_bytes),
     ("hardening-addfd-32-bytes-send", t_addfd_32_bytes_send),
     ("hardening-addfd-32-bytes-summary", t_addfd_32_bytes_summary),
