@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -250,7 +251,86 @@ def t_dashdash_alone(env):
            f"exit {p.returncode}, stderr {p.stderr!r}")
 
 
+# --- the metrics endpoint ---------------------------------------------------------
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scrape(host, port, family=socket.AF_INET, timeout=1.0):
+    """(seconds, response) of GET /metrics; the whole answer or a Fail."""
+    t0 = time.monotonic()
+    with socket.socket(family, socket.SOCK_STREAM) as c:
+        c.settimeout(timeout)
+        try:
+            c.connect((host, port))
+            c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            data = b""
+            while True:
+                chunk = c.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError as e:  # socket.timeout too
+            raise Fail(f"scrape of {host}:{port}: {e!r} after {time.monotonic() - t0:.2f}s")
+    dt = time.monotonic() - t0
+    head, _, body = data.partition(b"\r\n\r\n")
+    expect(head.startswith(b"HTTP/1.1 200"), f"scrape: {head[:80]!r}")
+    expect(b"notifwait_build_info" in body and body.endswith(b"\n"),
+           f"scrape: a cut answer ({len(body)} bytes)")
+    return dt, body
+
+
+def t_prom_slow_clients(env):
+    """200 idle or slow clients on loopback do not hold a scrape: each
+    answered whole within 1 s."""
+    port = free_port()
+    with Bg([env.tracer, "--prom-listen", f"127.0.0.1:{port}", "-d", "60"]) as t:
+        t.wait_started()
+        clients = []
+        try:
+            for i in range(200):
+                try:
+                    c = socket.create_connection(("127.0.0.1", port), timeout=2)
+                except OSError as e:
+                    raise Fail(f"client {i} could not connect: {e!r}")
+                if i % 2:
+                    c.sendall(b"G")  # a slow client: a request begun
+                clients.append(c)
+            worst = 0
+            for rnd in range(4):
+                dt, _ = scrape("127.0.0.1", port)
+                worst = max(worst, dt)
+                for c in clients[1::2]:  # the slow ones trickle on
+                    c.sendall(b"E" if rnd == 0 else b"T"[:1])
+                time.sleep(0.5)
+            expect(worst < 1, f"a scrape took {worst:.2f}s")
+        finally:
+            for c in clients:
+                c.close()
+        t.p.send_signal(signal.SIGINT)
+        rc, _ = t.wait(20)
+        expect(rc == 0, f"exit {rc}: {t.stderr()[-300:]!r}")
+
+
+def t_prom_ipv6_any_dual_stack(env):
+    """[::]:PORT serves IPv6 and IPv4 (dual-stack, whatever
+    net.ipv6.bindv6only says)."""
+    port = free_port()
+    with Bg([env.tracer, "--prom-listen", f"[::]:{port}", "-d", "60"]) as t:
+        t.wait_started()
+        scrape("::1", port, socket.AF_INET6, timeout=5)
+        scrape("127.0.0.1", port, timeout=5)
+        t.p.send_signal(signal.SIGINT)
+        rc, _ = t.wait(20)
+        expect(rc == 0, f"exit {rc}")
+
+
 TESTS = [
+    ("hardening-prom-slow-clients", t_prom_slow_clients),
+    ("hardening-prom-ipv6-any-dual-stack", t_prom_ipv6_any_dual_stack),
     ("hardening-sigterm-forwarded", t_sigterm_forwarded),
     ("hardening-sigint-forwarded", t_sigint_forwarded),
     ("hardening-sighup-forwarded", t_sighup_forwarded),
