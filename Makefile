@@ -23,6 +23,7 @@ DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	python3 libclang-rt-14-dev util-linux golang-go
 # --prom-listen's HTTP server; promtool, curl and a strict OpenMetrics parser for its tests
 DEB_PACKAGES += libmicrohttpd-dev prometheus curl python3-prometheus-client
+DEB_PACKAGES += libcap-dev
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
@@ -31,13 +32,15 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -std=gnu11 $(W
 	-Wno-unused-parameter -Ivmlinux/$(ARCH) -Ibpf
 LIBS := -lbpf -lelf -lz -lseccomp -lm
 LIBS += -lmicrohttpd
+# COMMAND's credentials, notifwait's own capabilities (user/privilege.c)
+LIBS += -lcap
 
 # The reporter's stages; main.c wires them together.
 USER_CORE := cli syscalls errnames knotif knotif_table decoder hist stats \
 	sinks sink_stream sink_json sink_hist sink_summary json_record json_writer
 USER_CORE += metrics prom_http prom_textfile sink_prom
 USER_CORE += bound_check sink_bound timeline_svg sink_timeline
-USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command run_end
+USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command run_end privilege
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

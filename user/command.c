@@ -12,8 +12,10 @@
 #include <unistd.h>
 #include "command.h"
 
-static void child(char **argv, int gate, int err_fd)
+static void child(char **argv, const struct cmd_cred *cred, int gate,
+		  int err_fd)
 {
+	pid_t parent = getppid();
 	char go;
 	int e;
 
@@ -22,8 +24,16 @@ static void child(char **argv, int gate, int err_fd)
 	if (read(gate, &go, 1) != 1)
 		_exit(127); /* the tracer gave up before the release */
 	close(gate);
+	e = -cmd_cred_apply(cred);
+	if (e)
+		goto failed;
+	/* A change of credentials cleared the death signal: set it again. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127);
 	execvp(argv[0], argv);
 	e = errno;
+failed:
 	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
 		_exit(127);
 	_exit(127);
@@ -66,7 +76,7 @@ int command_check(const char *file)
 	return err;
 }
 
-int command_spawn(struct command *c, char **argv)
+int command_spawn(struct command *c, char **argv, const struct cmd_cred *cred)
 {
 	int gate[2], err[2];
 
@@ -91,7 +101,7 @@ int command_spawn(struct command *c, char **argv)
 	if (c->pid == 0) {
 		close(gate[1]);
 		close(err[0]);
-		child(argv, gate[0], err[1]);
+		child(argv, cred, gate[0], err[1]);
 	}
 	close(gate[0]);
 	close(err[1]);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "backend.h"
 #include "bound_check.h"
@@ -18,6 +19,8 @@
 #include "command.h"
 #include "decoder.h"
 #include "knotif_table.h"
+#include "privilege.h"
+#include "prom_http.h"
 #include "run_end.h"
 #include "sink_prom.h"
 #include "sinks.h"
@@ -40,6 +43,7 @@ struct app {
 	struct decoder decoder;
 	struct ring_buffer *rb;
 	struct command cmd;
+	struct cmd_cred cred; /* who COMMAND runs as */
 	struct run_end end; /* signals, -d, and ending the COMMAND */
 	bool have_cmd;
 	bool cmd_unrunnable; /* exit 127 like a shell */
@@ -334,7 +338,11 @@ static int prepare(struct app *app)
 			app->cmd_unrunnable = true;
 			return err;
 		}
-		err = command_spawn(&app->cmd, app->env.command);
+		err = cmd_cred_resolve(&app->cred, app->env.run_as_user,
+				       app->env.as_root);
+		if (err)
+			return err;
+		err = command_spawn(&app->cmd, app->env.command, &app->cred);
 		if (err) {
 			fprintf(stderr, "notifwait: cannot fork: %s\n",
 				strerror(-err));
@@ -342,6 +350,38 @@ static int prepare(struct app *app)
 		}
 	}
 	return 0;
+}
+
+/* Whether bpf() on an fd we hold still works (see privilege_drop). */
+static int bpf_probe(void *ctx)
+{
+	struct app *app = ctx;
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int err;
+
+	err = bpf_obj_get_info_by_fd(backend_records_fd(&app->backend), &info,
+				     &len);
+	return err < 0 ? err : 0;
+}
+
+/* Attached: keep only what the rest of the run uses, then serve HTTP. */
+static int drop_privileges(struct app *app)
+{
+	struct keep_caps keep = {
+		/* a COMMAND of another user is signalled at the end */
+		.kill = app->have_cmd && app->cred.uid != geteuid(),
+		.dac_override = app->env.prom_file != NULL,
+	};
+	char kept[128];
+	int err;
+
+	err = privilege_drop(&keep, bpf_probe, app, kept, sizeof(kept));
+	if (err)
+		return err;
+	if (app->env.verbose)
+		fprintf(stderr, "notifwait: capabilities kept: %s\n", kept);
+	return prom_http_serve();
 }
 
 static int release_command(struct app *app)
@@ -366,6 +406,7 @@ static void cleanup(struct app *app)
 	sinks_destroy(&app->sinks);
 	knotif_table_free(app->table);
 	stats_free(&app->stats);
+	cmd_cred_free(&app->cred);
 	if (app->out && app->out != stdout)
 		fclose(app->out);
 }
@@ -399,7 +440,7 @@ int main(int argc, char **argv)
 		break;
 	}
 	app.have_cmd = app.env.command != NULL;
-	if (prepare(&app) || start_tracing(&app)) {
+	if (prepare(&app) || start_tracing(&app) || drop_privileges(&app)) {
 		if (app.cmd_unrunnable)
 			code = 127;
 		goto out;

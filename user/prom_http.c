@@ -19,6 +19,8 @@
 
 struct prom_http {
 	struct MHD_Daemon *daemon;
+	int fd; /* bound and listening; served once the daemon starts */
+	struct prom_addr addr;
 	prom_render_fn render;
 	void *ctx;
 };
@@ -185,12 +187,13 @@ static unsigned int connection_limit(void)
 	return n < PROM_HTTP_MAX_CONNECTIONS ? n : PROM_HTTP_MAX_CONNECTIONS;
 }
 
+/* Bound, not yet served (one --prom-listen): prom_http_serve() starts it. */
+static struct prom_http *unserved;
+
 struct prom_http *prom_http_start(const struct prom_addr *a,
 				  prom_render_fn render, void *ctx)
 {
-	unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD;
 	struct prom_http *h;
-	sigset_t all, old;
 	int fd;
 
 	h = calloc(1, sizeof(*h));
@@ -207,13 +210,32 @@ struct prom_http *prom_http_start(const struct prom_addr *a,
 		free(h);
 		return NULL;
 	}
-	if (a->ss.ss_family == AF_INET6)
+	h->fd = fd;
+	h->addr = *a;
+	unserved = h;
+	return h;
+}
+
+/*
+ * The daemon's thread starts here, after notifwait dropped its privileges:
+ * a thread has capabilities of its own, and inherits its creator's.
+ */
+int prom_http_serve(void)
+{
+	unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD;
+	struct prom_http *h = unserved;
+	sigset_t all, old;
+
+	if (!h)
+		return 0;
+	unserved = NULL;
+	if (h->addr.ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	/* Signals (Ctrl-C, the command's SIGCHLD) stay the main thread's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
-				     MHD_OPTION_LISTEN_SOCKET, fd,
+				     MHD_OPTION_LISTEN_SOCKET, h->fd,
 				     MHD_OPTION_CONNECTION_TIMEOUT,
 				     PROM_HTTP_IDLE_TIMEOUT_S,
 				     MHD_OPTION_CONNECTION_LIMIT,
@@ -222,18 +244,21 @@ struct prom_http *prom_http_start(const struct prom_addr *a,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!h->daemon) {
 		fprintf(stderr, "notifwait: cannot serve HTTP on %s\n",
-			a->text);
-		close(fd);
-		free(h);
-		return NULL;
+			h->addr.text);
+		return -EIO;
 	}
-	return h;
+	return 0;
 }
 
 void prom_http_stop(struct prom_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->daemon); /* closes the listen socket too */
+	if (unserved == h)
+		unserved = NULL;
+	if (h->daemon)
+		MHD_stop_daemon(h->daemon); /* closes the listen socket too */
+	else
+		close(h->fd);
 	free(h);
 }

@@ -2,9 +2,13 @@
 signals and -d, its privileges and notifwait's own, the /metrics endpoint
 under slow clients, ADDFD of any size, and a kill -9 chaos run."""
 
+import grp
 import json
 import os
+import pwd
 import re
+import shutil
+import tempfile
 import signal
 import socket
 import subprocess
@@ -12,7 +16,7 @@ import threading
 import time
 
 from scenarios import HEADER, check_header, checked, expect, run_tracer
-from truth import Fail, Trace, Truth
+from truth import Fail, Skip, Trace, Truth
 
 END_LINE = re.compile(r"^notifwait: (\d+) notifications; lost records")
 GRACE_S = 5  # NW_GRACE_S in user/run_end.h
@@ -328,7 +332,189 @@ def t_prom_ipv6_any_dual_stack(env):
         expect(rc == 0, f"exit {rc}")
 
 
+# --- privilege ------------------------------------------------------------------
+
+CAP_DAC_OVERRIDE, CAP_KILL, CAP_BPF = 1, 5, 39
+STATUS_KEYS = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb",
+               "NoNewPrivs")
+
+
+def parse_status(text):
+    out = {}
+    for line in text.splitlines():
+        k, _, v = line.partition(":")
+        if k in STATUS_KEYS:
+            out[k] = v.split()
+    return out
+
+
+def caps(st, key):
+    return int(st[key][0], 16)
+
+
+def bits(mask):
+    return {i for i in range(64) if mask >> i & 1}
+
+
+def no_env_sudo():
+    return {k: v for k, v in os.environ.items() if not k.startswith("SUDO_")}
+
+
+def command_status(env, targs=(), extra_env=None, prefix=(), cwd=None, tracer=None):
+    """The /proc/self/status of a COMMAND traced by notifwait [targs]."""
+    e = no_env_sudo()
+    e.update(extra_env or {})
+    out = env.path("cmd.jsonl") if cwd is None else "/dev/null"
+    cmd = [*prefix, tracer or env.tracer, "-j", "-o", out, *targs, "--", "cat",
+           "/proc/self/status"]
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=60, env=e, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        raise Fail(f"timed out: {cmd}")
+    return p, parse_status(p.stdout)
+
+
+def nobody():
+    try:
+        pw = pwd.getpwnam("nobody")
+    except KeyError:
+        raise Fail("no user 'nobody' on this host")
+    return pw
+
+
+def expect_unprivileged(st, uid, gid, groups, what):
+    expect(st.get("Uid") == [str(uid)] * 4, f"{what}: Uid {st.get('Uid')}, want {uid}")
+    expect(st.get("Gid") == [str(gid)] * 4, f"{what}: Gid {st.get('Gid')}, want {gid}")
+    got = sorted(int(g) for g in st.get("Groups", []))
+    expect(got == sorted(set(groups)), f"{what}: Groups {got}, want {sorted(set(groups))}")
+    for k in ("CapInh", "CapPrm", "CapEff", "CapAmb"):
+        expect(caps(st, k) == 0, f"{what}: {k} {st[k][0]}, want 0")
+
+
+def t_command_as_sudo_user(env):
+    pw = nobody()
+    p, st = command_status(env, extra_env={"SUDO_UID": str(pw.pw_uid),
+                                           "SUDO_GID": str(pw.pw_gid), "SUDO_USER": "nobody"})
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-300:]!r}")
+    expect_unprivileged(st, pw.pw_uid, pw.pw_gid, os.getgrouplist("nobody", pw.pw_gid),
+                        "SUDO_UID=65534")
+
+
+def t_command_user_option(env):
+    pw = nobody()
+    p, st = command_status(env, ["-u", "nobody"])
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-300:]!r}")
+    expect_unprivileged(st, pw.pw_uid, pw.pw_gid, os.getgrouplist("nobody", pw.pw_gid),
+                        "-u nobody")
+    p, st = command_status(env, ["--user", str(pw.pw_uid)])
+    expect(p.returncode == 0 and st.get("Uid") == [str(pw.pw_uid)] * 4,
+           f"--user {pw.pw_uid}: exit {p.returncode}, Uid {st.get('Uid')}")
+
+
+def t_command_root_kept(env):
+    """--as-root under sudo, and root without sudo: COMMAND stays root."""
+    mine = parse_status(open("/proc/self/status").read())
+    p, st = command_status(env, ["--as-root"], extra_env={"SUDO_UID": "65534",
+                                                         "SUDO_GID": "65534"})
+    expect(p.returncode == 0 and st.get("Uid") == ["0"] * 4,
+           f"--as-root: exit {p.returncode}, Uid {st.get('Uid')}")
+    p, st = command_status(env)
+    expect(p.returncode == 0 and st.get("Uid") == ["0"] * 4,
+           f"root without sudo: exit {p.returncode}, Uid {st.get('Uid')}")
+    expect(st["CapEff"] == mine["CapEff"], f"root's COMMAND: CapEff {st['CapEff']}")
+
+
+def t_user_option_errors(env):
+    for args, what in ((["-u", "no-such-user-nw", "--", "true"], "no such user"),
+                       (["-u", "nobody"], "need -- COMMAND"),
+                       (["-u", "nobody", "--as-root", "--", "true"], "exclude each other")):
+        p = run_tracer([env.tracer, *args], 30)
+        lines = p.stderr.splitlines()
+        expect(p.returncode != 0 and len(lines) == 1 and what in lines[0],
+               f"{args}: exit {p.returncode}, stderr {p.stderr!r}")
+
+
+def t_command_of_unprivileged_tracer(env):
+    """notifwait as nobody with only CAP_BPF+CAP_PERFMON (ambient): its
+    COMMAND gets neither."""
+    pw = nobody()
+    d = tempfile.mkdtemp(prefix="nw-unpriv.")
+    try:
+        os.chmod(d, 0o755)
+        tracer = os.path.join(d, "notifwait")
+        shutil.copy(env.real_tracer, tracer)
+        os.chmod(tracer, 0o755)
+        prefix = ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups",
+                  "--inh-caps=+bpf,+perfmon", "--ambient-caps=+bpf,+perfmon"]
+        targs = ["--backend", env.backend] if env.backend else []
+        p, st = command_status(env, targs, prefix=prefix, cwd=d, tracer=tracer)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    if p.returncode != 0 and "Operation not permitted" in p.stderr and not st:
+        raise Skip(f"the kernel refuses to load as nobody with CAP_BPF+CAP_PERFMON: "
+                   f"{p.stderr.strip().splitlines()[-1][:200]}")
+    expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-300:]!r}")
+    expect_unprivileged(st, pw.pw_uid, pw.pw_gid, [], "unprivileged notifwait's COMMAND")
+
+
+def own_caps_while_tracing(env, targs, allowed, want_threads, tag):
+    """notifwait's threads, read from /proc while it traces; returns the
+    running tracer (the caller ends it)."""
+    t = Bg([env.tracer, "-j", "-o", env.path(f"{tag}.jsonl"), *targs], env=no_env_sudo())
+    try:
+        t.wait_started()
+        tasks = os.listdir(f"/proc/{t.p.pid}/task")
+        expect(len(tasks) >= want_threads, f"{tag}: {len(tasks)} threads, want {want_threads}")
+        for tid in tasks:
+            st = parse_status(open(f"/proc/{t.p.pid}/task/{tid}/status").read())
+            what = f"{tag}: thread {tid}"
+            expect(st["NoNewPrivs"] == ["1"], f"{what}: NoNewPrivs {st['NoNewPrivs']}")
+            for k in ("CapEff", "CapPrm"):
+                extra = bits(caps(st, k)) - allowed
+                expect(not extra, f"{what}: {k} {st[k][0]} holds caps {sorted(extra)}")
+            for k in ("CapInh", "CapAmb"):
+                expect(caps(st, k) == 0, f"{what}: {k} {st[k][0]}")
+    except BaseException:
+        t.kill()
+        raise
+    return t
+
+
+def t_own_privileges_dropped(env):
+    port = free_port()
+    with own_caps_while_tracing(env, ["--prom-listen", f"127.0.0.1:{port}", "-d", "30"],
+                                {CAP_BPF}, 2, "http") as t:
+        scrape("127.0.0.1", port, timeout=5)  # still served, from a thread without caps
+        t.p.send_signal(signal.SIGINT)
+        rc, _ = t.wait(20)
+        expect(rc == 0, f"exit {rc}: {t.stderr()[-300:]!r}")
+    with own_caps_while_tracing(env, ["--prom-file", env.path("nw.prom"), "-d", "30"],
+                                {CAP_BPF, CAP_DAC_OVERRIDE}, 1, "prom-file") as t:
+        t.p.send_signal(signal.SIGINT)
+        rc, _ = t.wait(20)
+        expect(rc == 0 and os.path.exists(env.path("nw.prom")), f"--prom-file: exit {rc}")
+
+
+def t_own_privileges_with_user_command(env):
+    """-u nobody: notifwait keeps CAP_KILL, and uses it to end COMMAND."""
+    port = free_port()
+    with own_caps_while_tracing(env, ["--prom-listen", f"127.0.0.1:{port}", "-u", "nobody",
+                                      "--", "sleep", "30"], {CAP_BPF, CAP_KILL}, 2, "user") as t:
+        t.p.send_signal(signal.SIGTERM)
+        rc, dt = t.wait(GRACE_S + 10)
+        expect(rc == 128 + signal.SIGTERM and dt < 2,
+               f"exit {rc} after {dt:.1f}s, want 143 at once: {t.stderr()[-300:]!r}")
+
+
 TESTS = [
+    ("hardening-command-as-sudo-user", t_command_as_sudo_user),
+    ("hardening-command-user-option", t_command_user_option),
+    ("hardening-command-root-kept", t_command_root_kept),
+    ("hardening-user-option-errors", t_user_option_errors),
+    ("hardening-command-of-unprivileged-tracer", t_command_of_unprivileged_tracer),
+    ("hardening-own-privileges-dropped", t_own_privileges_dropped),
+    ("hardening-own-privileges-user-command", t_own_privileges_with_user_command),
     ("hardening-prom-slow-clients", t_prom_slow_clients),
     ("hardening-prom-ipv6-any-dual-stack", t_prom_ipv6_any_dual_stack),
     ("hardening-sigterm-forwarded", t_sigterm_forwarded),
