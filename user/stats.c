@@ -50,6 +50,22 @@ static struct nw_group *group_get(struct nw_group_list *l, const char *name)
 	return g;
 }
 
+/* Algorithm R: the n-th sample replaces a random slot with p = size/n. */
+static void reservoir_add(struct nw_group *g, unsigned long long handle)
+{
+	unsigned long long x = g->rng ? g->rng : 0x9e3779b97f4a7c15ULL;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	g->rng = x;
+	x %= g->handle_seen;
+	if (x < g->nhandle) {
+		g->handle_ns[x] = handle;
+		g->sorted = false;
+	}
+}
+
 static int group_add(struct nw_group *g, const struct knotif *k,
 		     unsigned long long deferred, unsigned long long max_pending)
 {
@@ -65,6 +81,12 @@ static int group_add(struct nw_group *g, const struct knotif *k,
 	if (!k->reply_reached || !nw_span(k->ev.t_recv_ns, k->ev.t_reply_ns,
 					  &handle))
 		return 0;
+	if (handle > g->handle_max)
+		g->handle_max = handle;
+	if (g->handle_seen++ >= NW_GROUP_SAMPLES) {
+		reservoir_add(g, handle);
+		return 0;
+	}
 	if (g->nhandle == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 64;
 		unsigned long long *grown =
@@ -150,6 +172,8 @@ unsigned long long stats_percentile(struct nw_group *g, double p)
 		qsort(g->handle_ns, g->nhandle, sizeof(*g->handle_ns), cmp_ull);
 		g->sorted = true;
 	}
+	if (p >= 100)
+		return g->handle_max;
 	if (p <= 0)
 		return g->handle_ns[0];
 	rank = (size_t)ceil(p / 100.0 * (double)g->nhandle);

@@ -20,7 +20,17 @@ struct nw_group {
 	unsigned long long *handle_ns; /* sorted by stats_percentile() */
 	size_t nhandle, cap;
 	bool sorted;
+	/*
+	 * Memory stays bounded on a run of days: past NW_GROUP_SAMPLES handle
+	 * times, handle_ns is a uniform sample of them all (reservoir), so
+	 * percentiles are exact up to that many and estimated beyond; the
+	 * maximum is always exact.
+	 */
+	unsigned long long handle_seen, handle_max;
+	unsigned long long rng; /* the reservoir's xorshift state */
 };
+
+#define NW_GROUP_SAMPLES 65536
 
 struct nw_group_list {
 	struct nw_group *groups;
