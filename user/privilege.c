@@ -77,7 +77,8 @@ static int from_sudo(struct cmd_cred *c, const char *suid, const char *sgid)
 	struct passwd *pw;
 
 	if (parse_id(suid, &uid) || (sgid && parse_id(sgid, &gid))) {
-		fprintf(stderr, "notifwait: invalid SUDO_UID/SUDO_GID '%s'/'%s'\n",
+		fprintf(stderr,
+			"notifwait: invalid SUDO_UID/SUDO_GID '%s'/'%s'\n",
 			suid, sgid ? sgid : "");
 		return -EINVAL;
 	}
@@ -197,8 +198,8 @@ static void drop_bounding(const cap_value_t *keep, int n)
 	}
 }
 
-int privilege_drop(const struct keep_caps *want, bpf_probe_fn probe,
-		   void *ctx, char *kept, size_t len)
+int privilege_drop(const struct keep_caps *want, bpf_probe_fn probe, void *ctx,
+		   char *kept, size_t len)
 {
 	cap_value_t keep[4], bpf = CAP_BPF;
 	int n = 0, i, err;

@@ -47,7 +47,7 @@ typedef int (*bpf_probe_fn)(void *ctx);
  * cleared, no_new_privs is set. Call before starting any thread: threads
  * inherit, but do not share, these. Writes what it kept into @kept.
  */
-int privilege_drop(const struct keep_caps *keep, bpf_probe_fn probe,
-		   void *ctx, char *kept, size_t len);
+int privilege_drop(const struct keep_caps *keep, bpf_probe_fn probe, void *ctx,
+		   char *kept, size_t len);
 
 #endif /* NW_PRIVILEGE_H */

@@ -33,8 +33,9 @@ int run_end_signal(void)
 static void kill_now(struct run_end *e, struct command *cmd, __u64 now,
 		     const char *why)
 {
-	fprintf(stderr, "notifwait: %s: sending SIGKILL to the command (pid %d)\n",
-		why, cmd->pid);
+	fprintf(stderr,
+		"notifwait: %s: sending SIGKILL to the command (pid %d)\n", why,
+		cmd->pid);
 	command_signal(cmd, SIGKILL);
 	e->phase = RUN_END_KILLED;
 	e->give_up_ns = now + NW_REAP_S * 1000000000ULL;
@@ -48,7 +49,8 @@ static void start_ending(struct run_end *e, struct command *cmd, int sig,
 		fprintf(stderr, "notifwait: received SIG%s", sigabbrev_np(sig));
 	else
 		fprintf(stderr, "notifwait: the duration (-d) expired");
-	fprintf(stderr, ": sending SIG%s to the command (pid %d), SIGKILL in %d s\n",
+	fprintf(stderr,
+		": sending SIG%s to the command (pid %d), SIGKILL in %d s\n",
 		sigabbrev_np(e->sent), cmd->pid, NW_GRACE_S);
 	command_signal(cmd, e->sent);
 	e->phase = RUN_END_GRACE;
@@ -64,7 +66,8 @@ bool run_end_step(struct run_end *e, struct command *cmd, bool expired,
 		return true;
 	if (cmd && command_reap(cmd, false)) {
 		if (e->phase != RUN_END_RUNNING)
-			fprintf(stderr, "notifwait: the command (pid %d) ended\n",
+			fprintf(stderr,
+				"notifwait: the command (pid %d) ended\n",
 				cmd->pid);
 		e->phase = RUN_END_DONE;
 		return true;
@@ -86,7 +89,8 @@ bool run_end_step(struct run_end *e, struct command *cmd, bool expired,
 		if ((unsigned int)signal_count > e->signals_seen)
 			kill_now(e, cmd, now, "another signal");
 		else if (now >= e->kill_at_ns)
-			kill_now(e, cmd, now, "the command did not end in time");
+			kill_now(e, cmd, now,
+				 "the command did not end in time");
 		return false;
 	case RUN_END_KILLED:
 		if (now < e->give_up_ns)

@@ -13,8 +13,10 @@ TEST(addfd_any_size_or_direction)
 {
 	EXPECT_TRUE(NW_IOCTL_IS_ADDFD(NW_IOCTL_NOTIF_ADDFD));
 	EXPECT_TRUE(NW_IOCTL_IS_ADDFD(_IOC(_IOC_WRITE, SECCOMP_MAGIC, 3, 32)));
-	EXPECT_TRUE(NW_IOCTL_IS_ADDFD(_IOC(_IOC_WRITE, SECCOMP_MAGIC, 3, 4095)));
-	EXPECT_TRUE(NW_IOCTL_IS_ADDFD(_IOC(_IOC_READ | _IOC_WRITE, SECCOMP_MAGIC, 3, 24)));
+	EXPECT_TRUE(
+		NW_IOCTL_IS_ADDFD(_IOC(_IOC_WRITE, SECCOMP_MAGIC, 3, 4095)));
+	EXPECT_TRUE(NW_IOCTL_IS_ADDFD(
+		_IOC(_IOC_READ | _IOC_WRITE, SECCOMP_MAGIC, 3, 24)));
 	EXPECT_TRUE(NW_IOCTL_IS_ADDFD(_IOC(_IOC_READ, SECCOMP_MAGIC, 3, 40)));
 	EXPECT_TRUE(NW_IOCTL_IS_ADDFD(_IOC(_IOC_NONE, SECCOMP_MAGIC, 3, 0)));
 	/* the other NOTIF commands, and number 3 of another type */
@@ -57,7 +59,8 @@ TEST(user_and_as_root)
 	char *as_root[] = { "notifwait", "--as-root", "--", "id", NULL };
 	char *no_cmd[] = { "notifwait", "-u", "nobody", NULL };
 	char *root_no_cmd[] = { "notifwait", "--as-root", NULL };
-	char *both[] = { "notifwait", "-u", "nobody", "--as-root", "--", "id", NULL };
+	char *both[] = { "notifwait", "-u", "nobody", "--as-root",
+			 "--",	      "id", NULL };
 	char *empty[] = { "notifwait", "-u", "", "--", "id", NULL };
 
 	EXPECT_EQ(parse(&env, 5, user), CLI_OK);
