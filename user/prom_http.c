@@ -239,8 +239,7 @@ int prom_http_serve(void)
 				     MHD_OPTION_CONNECTION_TIMEOUT,
 				     PROM_HTTP_IDLE_TIMEOUT_S,
 				     MHD_OPTION_CONNECTION_LIMIT,
-				     connection_limit(),
-				     MHD_OPTION_END);
+				     connection_limit(), MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!h->daemon) {
 		fprintf(stderr, "notifwait: cannot serve HTTP on %s\n",
