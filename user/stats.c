@@ -27,14 +27,30 @@ void stats_free(struct stats *s)
 	free_list(&s->by_syscall);
 }
 
-static struct nw_group *group_get(struct nw_group_list *l, const char *name)
+static struct nw_group *group_find(struct nw_group_list *l, const char *name)
 {
-	struct nw_group *g;
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
 		if (!strcmp(l->groups[i].name, name))
 			return &l->groups[i];
+	return NULL;
+}
+
+/* Past @max groups, new names share NW_GROUP_OTHERS: memory stays bounded. */
+static struct nw_group *group_get(struct nw_group_list *l, const char *name,
+				  size_t max)
+{
+	struct nw_group *g = group_find(l, name);
+
+	if (g)
+		return g;
+	if (l->n >= max) {
+		name = NW_GROUP_OTHERS;
+		g = group_find(l, name);
+		if (g)
+			return g;
+	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 8;
 		struct nw_group *grown = realloc(l->groups, cap * sizeof(*g));
@@ -140,8 +156,8 @@ int stats_add(struct stats *s, const struct knotif *k, const char *syscall)
 			 k->ev.supervisor_comm, k->ev.supervisor_tgid);
 	else
 		snprintf(sup_name, sizeof(sup_name), "(not received)");
-	sup = group_get(&s->by_supervisor, sup_name);
-	sys = group_get(&s->by_syscall, syscall);
+	sup = group_get(&s->by_supervisor, sup_name, NW_MAX_SUPERVISOR_GROUPS);
+	sys = group_get(&s->by_syscall, syscall, (size_t)-1);
 	if (!sup || !sys)
 		return -ENOMEM;
 	err |= group_add(sup, k, deferred, max_pending);

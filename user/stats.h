@@ -30,7 +30,14 @@ struct nw_group {
 	unsigned long long rng; /* the reservoir's xorshift state */
 };
 
-#define NW_GROUP_SAMPLES 65536
+#define NW_GROUP_SAMPLES 8192
+/*
+ * Supervisors (comm/tgid) with a group of their own; later ones share the
+ * group NW_GROUP_OTHERS, so a run of days with short-lived supervisors
+ * stays bounded (and so does the lookup per notification).
+ */
+#define NW_MAX_SUPERVISOR_GROUPS 1024
+#define NW_GROUP_OTHERS "(other supervisors)"
 
 struct nw_group_list {
 	struct nw_group *groups;

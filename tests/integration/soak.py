@@ -29,14 +29,16 @@ RSS_GROWTH_KIB = 4096
 FD_SLACK = 2
 WARMUP_S = 20
 SAMPLE_S = 3
+# ~0.5-1 s each: a new supervisor process per run adds a --summary group
+# (bounded at 1024, user/stats.h), not what this looks for
 WORKLOADS = (
-    ["--threads", "2", "--iterations", "200", "--sigurg-period-us", "3000", "--handle-us", "500"],
-    ["--killable", "--threads", "2", "--iterations", "100", "--sigurg-period-us", "2000",
+    ["--threads", "2", "--iterations", "800", "--sigurg-period-us", "3000", "--handle-us", "500"],
+    ["--killable", "--threads", "2", "--iterations", "300", "--sigurg-period-us", "2000",
      "--handle-us", "1000"],
-    ["--syscall", "openat", "--reply", "addfd-send", "--iterations", "100"],
-    ["--syscall", "openat", "--reply", "addfd", "--iterations", "100", "--addfd-size", "32"],
+    ["--syscall", "openat", "--reply", "addfd-send", "--iterations", "400"],
+    ["--syscall", "openat", "--reply", "addfd", "--iterations", "400", "--addfd-size", "32"],
     ["--kill-target-after-recv-us", "2000", "--handle-us", "5000"],
-    ["--targets", "4", "--shared-listener", "--iterations", "50"],
+    ["--targets", "4", "--shared-listener", "--iterations", "200"],
 )
 
 

@@ -47,3 +47,25 @@ TEST(group_samples_bounded_percentiles_close)
 	EXPECT_TRUE(p99 > n * 97 / 100 && p99 <= n);
 	stats_free(&s);
 }
+
+TEST(supervisor_groups_bounded)
+{
+	struct stats s;
+	struct knotif k;
+	unsigned int i;
+
+	stats_init(&s);
+	for (i = 0; i < NW_MAX_SUPERVISOR_GROUPS + 100; i++) {
+		k = handled_in(1000);
+		k.ev.supervisor_tgid = 100 + i;
+		ASSERT_TRUE(stats_add(&s, &k, "getppid") == 0);
+	}
+	/* the first ones keep their rows, later ones share one */
+	EXPECT_TRUE(s.by_supervisor.n == NW_MAX_SUPERVISOR_GROUPS + 1);
+	EXPECT_STREQ(s.by_supervisor.groups[0].name, "sup/100");
+	EXPECT_STREQ(s.by_supervisor.groups[NW_MAX_SUPERVISOR_GROUPS].name,
+		     NW_GROUP_OTHERS);
+	EXPECT_EQ(s.by_supervisor.groups[NW_MAX_SUPERVISOR_GROUPS].count, 100);
+	EXPECT_EQ(s.knotifs, NW_MAX_SUPERVISOR_GROUPS + 100);
+	stats_free(&s);
+}
