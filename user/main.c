@@ -322,6 +322,8 @@ static int prepare(struct app *app)
 	app->decoder.reply_failed = on_reply_failed;
 	app->decoder.ctx = app;
 	stats_init(&app->stats);
+	/* only -j's summary record and --summary show the groups */
+	app->stats.no_groups = !app->env.json && !app->env.summary;
 	err = setup_sinks(app);
 	if (!err)
 		err = setup_bound_timeline(app);

@@ -156,6 +156,8 @@ int stats_add(struct stats *s, const struct knotif *k, const char *syscall)
 			 k->ev.supervisor_comm, k->ev.supervisor_tgid);
 	else
 		snprintf(sup_name, sizeof(sup_name), "(not received)");
+	if (s->no_groups)
+		return 0;
 	sup = group_get(&s->by_supervisor, sup_name, NW_MAX_SUPERVISOR_GROUPS);
 	sys = group_get(&s->by_syscall, syscall, (size_t)-1);
 	if (!sup || !sys)

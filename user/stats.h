@@ -52,6 +52,7 @@ struct stats {
 	unsigned long long addfd_ok, addfd_failed, reply_failed;
 	unsigned long long max_deferred_pending_ns;
 	struct nw_group_list by_supervisor, by_syscall;
+	bool no_groups; /* no output shows the groups: keep none */
 };
 
 void stats_init(struct stats *s);
