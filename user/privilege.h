@@ -42,7 +42,7 @@ typedef int (*bpf_probe_fn)(void *ctx);
 
 /*
  * After attaching: every capability but @keep (and CAP_BPF if @probe says
- * the kernel still wants it for bpf() on open fds, as kernels before 6.0
+ * the kernel still wants it for bpf() on open fds, as older kernels
  * did with unprivileged BPF disabled) leaves every set, the ambient set is
  * cleared, no_new_privs is set. Call before starting any thread: threads
  * inherit, but do not share, these. Writes what it kept into @kept.
