@@ -47,6 +47,8 @@ DEB_PACKAGES += libmicrohttpd-dev
 TEST_PACKAGES := python3 libclang-rt-14-dev util-linux golang-go \
 	prometheus curl python3-prometheus-client \
 	systemd dpkg-dev lintian man-db bash-completion
+# privilege.c: capabilities of COMMAND and of notifwait after attaching
+DEB_PACKAGES += libcap-dev
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
@@ -55,6 +57,8 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -std=gnu11 $(W
 	-Wno-unused-parameter -Ivmlinux/$(ARCH) -Ibpf
 LIBS := -lbpf -lelf -lz -lseccomp -lm
 LIBS += -lmicrohttpd
+# COMMAND's credentials, notifwait's own capabilities (user/privilege.c)
+LIBS += -lcap
 
 # The reporter's stages; main.c wires them together.
 USER_CORE := cli syscalls errnames knotif knotif_table decoder hist stats \
@@ -63,7 +67,7 @@ USER_CORE += metrics prom_http prom_textfile sink_prom
 USER_CORE += bound_check sink_bound timeline_svg sink_timeline
 # comm escaping; whole-record output with checked writes
 USER_CORE += escape output pid_check
-USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command
+USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command run_end privilege
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -16,6 +16,14 @@
 #define NW_IOCTL_NOTIF_SEND 0xc0182101U
 #define NW_IOCTL_NOTIF_ID_VALID 0x40082102U
 #define NW_IOCTL_NOTIF_ADDFD 0x40182103U
+/*
+ * ADDFD is an extensible-argument ioctl: the kernel matches it by type and
+ * number only (EA_IOCTL in seccomp_notify_ioctl), so any size >= 24 bytes
+ * and any direction bits are the same command.
+ */
+#define NW_IOCTL_EA_MASK 0x0000ffffU
+#define NW_IOCTL_IS_ADDFD(cmd) \
+	(((cmd) & NW_IOCTL_EA_MASK) == (NW_IOCTL_NOTIF_ADDFD & NW_IOCTL_EA_MASK))
 
 #define NW_USER_NOTIF_FLAG_CONTINUE 1U
 /* The seed series' RECV flag (bit 0 of struct seccomp_notif.flags). */

@@ -200,6 +200,8 @@ static __always_inline void ioctl_enter(__u64 filter, __u32 cmd, __u64 uptr)
 	__u32 tid, in_flags = 0;
 	__u8 kind;
 
+	if (NW_IOCTL_IS_ADDFD(cmd))
+		cmd = NW_IOCTL_NOTIF_ADDFD; /* one name for every size */
 	if (cmd != NW_IOCTL_NOTIF_RECV && cmd != NW_IOCTL_NOTIF_SEND &&
 	    cmd != NW_IOCTL_NOTIF_ADDFD)
 		return;

@@ -18,3 +18,10 @@ $(BUILD)/nw-workload: $(WORKLOAD_SRCS) $(WORKLOAD_HDRS)
 .PHONY: test-integration
 test-integration: $(BUILD)/nw-workload $(BUILD)/notifwait
 	python3 tests/integration/run.py --build $(BUILD) $(IT_ARGS)
+
+# make test-long: a bounded soak (tests/integration/soak.py), NW_SOAK_S
+# seconds (default 240): notifwait's RSS and fd count must stay flat.
+NW_SOAK_S ?= 240
+.PHONY: test-long
+test-long: $(BUILD)/nw-workload $(BUILD)/notifwait
+	python3 tests/integration/soak.py --build $(BUILD) --duration $(NW_SOAK_S)

@@ -47,13 +47,17 @@ static const char usage[] =
 	"      --timeline FILE    draw the notifications into FILE.svg or FILE.html\n"
 	"      --timeline-slowest N  only the N slowest (default: all, up to 2000)\n"
 	"      --timeline-window START:END  only seconds START to END after start\n"
+	"  -u, --user USER        run COMMAND as USER (default: the sudo user)\n"
+	"      --as-root          run COMMAND as root even under sudo\n"
 	"  -v, --verbose          libbpf debug output\n"
 	"  -h, --help             this help\n"
 	"  -V, --version          print the version\n"
 	"\n"
 	"With -- COMMAND, traces COMMAND and its descendants (as targets or\n"
 	"supervisors) and exits with COMMAND's status when it ends (with\n"
-	"--check-bound: with the verdict's 0, 1 or 2).\n"
+	"--check-bound: with the verdict's 0, 1 or 2). SIGINT, SIGTERM, SIGHUP or\n"
+	"-d's end send COMMAND that signal (SIGTERM for -d), SIGKILL 5 s later or\n"
+	"at a second signal. COMMAND never inherits notifwait's capabilities.\n"
 	"\n"
 	"Examples:\n"
 	"  notifwait                         # every notification, one line each\n"
@@ -67,6 +71,7 @@ enum {
 	OPT_TIMELINE_SLOWEST, OPT_TIMELINE_WINDOW,
 };
 enum { OPT_SYSCALL = 256, OPT_SUMMARY, OPT_BACKEND, OPT_MAX_NOTIFS };
+enum { OPT_AS_ROOT = 1100 };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -90,6 +95,8 @@ static const struct option long_options[] = {
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "timeline-slowest", required_argument, NULL, OPT_TIMELINE_SLOWEST },
 	{ "timeline-window", required_argument, NULL, OPT_TIMELINE_WINDOW },
+	{ "user", required_argument, NULL, 'u' },
+	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -321,6 +328,14 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 	case OPT_TIMELINE_SLOWEST:
 	case OPT_TIMELINE_WINDOW:
 		return parse_bound_timeline(opt, arg, env);
+	case 'u':
+		if (!*arg)
+			return fail("%s", "-u needs a user name or uid");
+		env->run_as_user = arg;
+		break;
+	case OPT_AS_ROOT:
+		env->as_root = true;
+		break;
 	case 'v':
 		env->verbose = true;
 		break;
@@ -352,6 +367,7 @@ static enum cli_result cli_check_bound_timeline(struct env *env)
 
 enum cli_result cli_parse(int argc, char **argv, struct env *env)
 {
+	const char *last_arg = NULL; /* the last option's argument */
 	enum cli_result r;
 	int opt;
 
@@ -362,7 +378,7 @@ enum cli_result cli_parse(int argc, char **argv, struct env *env)
 	env->bound_slack_s = -1; /* not given: 50us */
 	opterr = 0;
 	/* '+': stop at the first non-option so COMMAND keeps its options */
-	while ((opt = getopt_long(argc, argv, "+:p:s:jHmi:d:o:vhV", long_options,
+	while ((opt = getopt_long(argc, argv, "+:p:s:jHmi:d:o:u:vhV", long_options,
 				  NULL)) != -1) {
 		const char *given = argv[optind - 1];
 		char bad[64];
@@ -379,10 +395,15 @@ enum cli_result cli_parse(int argc, char **argv, struct env *env)
 		} else {
 			snprintf(bad, sizeof(bad), "%s", given);
 		}
+		last_arg = optarg;
 		r = parse_one(opt, optarg, env, bad);
 		if (r != CLI_OK)
 			return r;
 	}
+	/* "--" ending the line (not an option's argument): no COMMAND */
+	if (optind == argc && optind > 1 && !strcmp(argv[optind - 1], "--") &&
+	    last_arg != argv[optind - 1])
+		return fail("%s", "-- needs a COMMAND after it (see --help)");
 	if (optind < argc)
 		env->command = &argv[optind];
 	if (env->command && strcmp(argv[optind - 1], "--"))
@@ -395,5 +416,9 @@ enum cli_result cli_parse(int argc, char **argv, struct env *env)
 		return fail("%s", "--prom-linger needs --prom-listen");
 	if (env->msecs && !env->hist)
 		return fail("%s", "-m needs -H");
+	if ((env->run_as_user || env->as_root) && !env->command)
+		return fail("%s", "-u and --as-root need -- COMMAND");
+	if (env->run_as_user && env->as_root)
+		return fail("%s", "-u and --as-root exclude each other");
 	return cli_check_bound_timeline(env);
 }

@@ -36,6 +36,8 @@ struct env {
 	bool timeline_window; /* --timeline-window START:END given */
 	double timeline_from_s, timeline_to_s; /* seconds since start */
 	char **command; /* after --, NULL-terminated, or NULL */
+	const char *run_as_user; /* -u USER: COMMAND's user */
+	bool as_root; /* --as-root: COMMAND stays root under sudo */
 };
 
 enum cli_result {

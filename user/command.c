@@ -12,8 +12,10 @@
 #include <unistd.h>
 #include "command.h"
 
-static void child(char **argv, int gate, int err_fd)
+static void child(char **argv, const struct cmd_cred *cred, int gate,
+		  int err_fd)
 {
+	pid_t parent = getppid();
 	char go;
 	int e;
 
@@ -22,8 +24,16 @@ static void child(char **argv, int gate, int err_fd)
 	if (read(gate, &go, 1) != 1)
 		_exit(127); /* the tracer gave up before the release */
 	close(gate);
+	e = -cmd_cred_apply(cred);
+	if (e)
+		goto failed;
+	/* A change of credentials cleared the death signal: set it again. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127);
 	execvp(argv[0], argv);
 	e = errno;
+failed:
 	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
 		_exit(127);
 	_exit(127);
@@ -66,7 +76,7 @@ int command_check(const char *file)
 	return err;
 }
 
-int command_spawn(struct command *c, char **argv)
+int command_spawn(struct command *c, char **argv, const struct cmd_cred *cred)
 {
 	int gate[2], err[2];
 
@@ -91,7 +101,7 @@ int command_spawn(struct command *c, char **argv)
 	if (c->pid == 0) {
 		close(gate[1]);
 		close(err[0]);
-		child(argv, gate[0], err[1]);
+		child(argv, cred, gate[0], err[1]);
 	}
 	close(gate[0]);
 	close(err[1]);
@@ -141,10 +151,24 @@ int command_exit_code(const struct command *c)
 	return 1;
 }
 
+int command_signal(struct command *c, int sig)
+{
+	if (c->pid <= 0 || c->exited)
+		return 0;
+	/* It leads its own process group (setsid, a job): all of it. */
+	if (getpgid(c->pid) == c->pid)
+		return kill(-c->pid, sig) ? -errno : 0;
+	return kill(c->pid, sig) ? -errno : 0;
+}
+
 void command_kill(struct command *c)
 {
-	if (c->pid > 0 && !c->exited) {
-		kill(c->pid, SIGKILL);
-		command_reap(c, true);
-	}
+	int i;
+
+	if (c->pid <= 0 || c->exited)
+		return;
+	command_signal(c, SIGKILL);
+	/* Bounded: a task stuck in the kernel must not hang the exit. */
+	for (i = 0; i < 200 && !command_reap(c, false); i++)
+		usleep(10000);
 }

@@ -210,7 +210,7 @@ void json_write_reply_failed(FILE *out, const struct nw_reply_failed_event *r)
 	jw_begin_object(&w, NULL);
 	jw_string(&w, "type", "reply_failed");
 	jw_uint(&w, "id", r->key.id);
-	jw_string(&w, "op", r->op == NW_IOCTL_NOTIF_ADDFD ? "addfd" : "send");
+	jw_string(&w, "op", NW_IOCTL_IS_ADDFD(r->op) ? "addfd" : "send");
 	jw_uint(&w, "supervisor_pid", r->supervisor_tgid);
 	jw_uint(&w, "t_ns", r->t_ns);
 	jw_uint(&w, "errno", (__u64)-r->ret);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "backend.h"
 #include "bound_check.h"
@@ -20,6 +21,9 @@
 #include "knotif_table.h"
 #include "output.h"
 #include "pid_check.h"
+#include "privilege.h"
+#include "prom_http.h"
+#include "run_end.h"
 #include "sink_prom.h"
 #include "sinks.h"
 #include "stats.h"
@@ -41,19 +45,13 @@ struct app {
 	struct decoder decoder;
 	struct ring_buffer *rb;
 	struct command cmd;
+	struct cmd_cred cred; /* who COMMAND runs as */
+	struct run_end end; /* signals, -d, and ending the COMMAND */
 	bool have_cmd;
 	bool cmd_unrunnable; /* exit 127 like a shell */
 	FILE *out; /* stdout or -o: an output.h buffer */
 	FILE *text; /* where text goes besides JSON: out, or stderr with -j */
 };
-
-static volatile sig_atomic_t exiting;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	exiting = 1;
-}
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
@@ -257,7 +255,7 @@ static void run(struct app *app)
 		next_interval = app->info.start_ns + app->env.interval_s * 1e9;
 	if (app->env.duration_s)
 		deadline = app->info.start_ns + app->env.duration_s * 1e9;
-	while (!exiting) {
+	for (;;) {
 		consume(app);
 		if (app->prom) {
 			totals(app, &t);
@@ -269,9 +267,8 @@ static void run(struct app *app)
 			sinks_interval(&app->sinks, &t);
 			next_interval += app->env.interval_s * 1e9;
 		}
-		if (deadline && now >= deadline)
-			break;
-		if (app->have_cmd && command_reap(&app->cmd, false))
+		if (run_end_step(&app->end, app->have_cmd ? &app->cmd : NULL,
+				 deadline && now >= deadline, now))
 			break;
 	}
 	/* Let deliveries of signals right after the last returns arrive. */
@@ -339,7 +336,6 @@ static int open_outputs(struct app *app)
 
 static int prepare(struct app *app)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	int err;
 
 	if (check_pid(app->env.target_pid, "-p") ||
@@ -347,8 +343,7 @@ static int prepare(struct app *app)
 		return -ESRCH;
 	if (open_outputs(app))
 		return -EIO; /* said why */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	run_end_install();
 	libbpf_set_print(app->env.verbose ? libbpf_print : NULL);
 	app->table = knotif_table_new(on_ready, app);
 	if (!app->table)
@@ -357,6 +352,8 @@ static int prepare(struct app *app)
 	app->decoder.reply_failed = on_reply_failed;
 	app->decoder.ctx = app;
 	stats_init(&app->stats);
+	/* only -j's summary record and --summary show the groups */
+	app->stats.no_groups = !app->env.json && !app->env.summary;
 	err = setup_sinks(app);
 	if (!err)
 		err = setup_bound_timeline(app);
@@ -373,7 +370,11 @@ static int prepare(struct app *app)
 			app->cmd_unrunnable = true;
 			return err;
 		}
-		err = command_spawn(&app->cmd, app->env.command);
+		err = cmd_cred_resolve(&app->cred, app->env.run_as_user,
+				       app->env.as_root);
+		if (err)
+			return err;
+		err = command_spawn(&app->cmd, app->env.command, &app->cred);
 		if (err) {
 			fprintf(stderr, "notifwait: cannot fork: %s\n",
 				strerror(-err));
@@ -381,6 +382,38 @@ static int prepare(struct app *app)
 		}
 	}
 	return 0;
+}
+
+/* Whether bpf() on an fd we hold still works (see privilege_drop). */
+static int bpf_probe(void *ctx)
+{
+	struct app *app = ctx;
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int err;
+
+	err = bpf_obj_get_info_by_fd(backend_records_fd(&app->backend), &info,
+				     &len);
+	return err < 0 ? err : 0;
+}
+
+/* Attached: keep only what the rest of the run uses, then serve HTTP. */
+static int drop_privileges(struct app *app)
+{
+	struct keep_caps keep = {
+		/* a COMMAND of another user is signalled at the end */
+		.kill = app->have_cmd && app->cred.uid != geteuid(),
+		.dac_override = app->env.prom_file != NULL,
+	};
+	char kept[128];
+	int err;
+
+	err = privilege_drop(&keep, bpf_probe, app, kept, sizeof(kept));
+	if (err)
+		return err;
+	if (app->env.verbose)
+		fprintf(stderr, "notifwait: capabilities kept: %s\n", kept);
+	return prom_http_serve();
 }
 
 static int release_command(struct app *app)
@@ -405,6 +438,7 @@ static void cleanup(struct app *app)
 	sinks_destroy(&app->sinks);
 	knotif_table_free(app->table);
 	stats_free(&app->stats);
+	cmd_cred_free(&app->cred);
 }
 
 /* With --check-bound the verdict is the exit status, even with COMMAND. */
@@ -438,7 +472,8 @@ int main(int argc, char **argv)
 		break;
 	}
 	app.have_cmd = app.env.command != NULL;
-	if (prepare(&app) || start_tracing(&app) || output_begin_all()) {
+	if (prepare(&app) || start_tracing(&app) || output_begin_all() ||
+	    drop_privileges(&app)) {
 		if (app.cmd_unrunnable)
 			code = 127;
 		goto out;
@@ -457,8 +492,8 @@ int main(int argc, char **argv)
 	started = true;
 	prom_failed = app.prom ? sink_prom_failed_writes(app.prom) : 0;
 	if (app.have_cmd) {
-		command_reap(&app.cmd, true);
-		code = command_exit_code(&app.cmd);
+		/* exited, or SIGKILL could not end it (said on stderr) */
+		code = app.end.gave_up ? 1 : command_exit_code(&app.cmd);
 	}
 	if (app.env.check_bound)
 		code = bound_exit_code(&app, code);

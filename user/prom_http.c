@@ -7,12 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <microhttpd.h>
 #include "prom_http.h"
 
+#define PROM_HTTP_MAX_CONNECTIONS 4096U
+#define PROM_HTTP_FD_RESERVE 256U
+/* a connection silent this long is closed (Prometheus reconnects) */
+#define PROM_HTTP_IDLE_TIMEOUT_S 10U
+
 struct prom_http {
 	struct MHD_Daemon *daemon;
+	int fd; /* bound and listening; served once the daemon starts */
+	struct prom_addr addr;
 	prom_render_fn render;
 	void *ctx;
 };
@@ -141,12 +149,21 @@ static int listen_socket(const struct prom_addr *a)
 {
 	int fd, one = 1, err;
 
+	int zero = 0;
+
 	fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* [::]:PORT serves IPv4 too, whatever net.ipv6.bindv6only says */
+	if (a->ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	if (bind(fd, (const struct sockaddr *)&a->ss, a->len) ||
-	    listen(fd, 64)) {
+	    listen(fd, SOMAXCONN)) {
 		err = -errno;
 		close(fd);
 		return err;
@@ -154,12 +171,29 @@ static int listen_socket(const struct prom_addr *a)
 	return fd;
 }
 
+/*
+ * Connections served at once: one thread polls them all (epoll), so idle
+ * or slow clients cost an fd each, not a thread or a turn. Bounded by the
+ * fd limit, less what the tracer itself holds (BPF maps, programs, files).
+ */
+static unsigned int connection_limit(void)
+{
+	struct rlimit rl;
+	rlim_t n = 1024;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		n = rl.rlim_cur;
+	n = n > PROM_HTTP_FD_RESERVE + 64 ? n - PROM_HTTP_FD_RESERVE : 64;
+	return n < PROM_HTTP_MAX_CONNECTIONS ? n : PROM_HTTP_MAX_CONNECTIONS;
+}
+
+/* Bound, not yet served (one --prom-listen): prom_http_serve() starts it. */
+static struct prom_http *unserved;
+
 struct prom_http *prom_http_start(const struct prom_addr *a,
 				  prom_render_fn render, void *ctx)
 {
-	unsigned int flags = MHD_USE_POLL_INTERNAL_THREAD;
 	struct prom_http *h;
-	sigset_t all, old;
 	int fd;
 
 	h = calloc(1, sizeof(*h));
@@ -176,31 +210,54 @@ struct prom_http *prom_http_start(const struct prom_addr *a,
 		free(h);
 		return NULL;
 	}
-	if (a->ss.ss_family == AF_INET6)
+	h->fd = fd;
+	h->addr = *a;
+	unserved = h;
+	return h;
+}
+
+/*
+ * The daemon's thread starts here, after notifwait dropped its privileges:
+ * a thread has capabilities of its own, and inherits its creator's.
+ */
+int prom_http_serve(void)
+{
+	unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD;
+	struct prom_http *h = unserved;
+	sigset_t all, old;
+
+	if (!h)
+		return 0;
+	unserved = NULL;
+	if (h->addr.ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	/* Signals (Ctrl-C, the command's SIGCHLD) stay the main thread's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
-				     MHD_OPTION_LISTEN_SOCKET, fd,
-				     MHD_OPTION_CONNECTION_TIMEOUT, 10U,
-				     MHD_OPTION_CONNECTION_LIMIT, 64U,
-				     MHD_OPTION_END);
+				     MHD_OPTION_LISTEN_SOCKET, h->fd,
+				     MHD_OPTION_CONNECTION_TIMEOUT,
+				     PROM_HTTP_IDLE_TIMEOUT_S,
+				     MHD_OPTION_CONNECTION_LIMIT,
+				     connection_limit(), MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!h->daemon) {
 		fprintf(stderr, "notifwait: cannot serve HTTP on %s\n",
-			a->text);
-		close(fd);
-		free(h);
-		return NULL;
+			h->addr.text);
+		return -EIO;
 	}
-	return h;
+	return 0;
 }
 
 void prom_http_stop(struct prom_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->daemon); /* closes the listen socket too */
+	if (unserved == h)
+		unserved = NULL;
+	if (h->daemon)
+		MHD_stop_daemon(h->daemon); /* closes the listen socket too */
+	else
+		close(h->fd);
 	free(h);
 }

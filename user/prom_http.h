@@ -30,9 +30,15 @@ typedef char *(*prom_render_fn)(void *ctx, enum metrics_format fmt,
 
 struct prom_http;
 
-/* Binds and starts serving; NULL with one line on stderr on failure. */
+/* Binds; NULL with one line on stderr on failure. */
 struct prom_http *prom_http_start(const struct prom_addr *a,
 				  prom_render_fn render, void *ctx);
+/*
+ * Starts serving what prom_http_start bound, in a thread of its own
+ * (none bound: nothing to do). Call it after dropping privileges.
+ * 0, or -EIO with one line on stderr.
+ */
+int prom_http_serve(void);
 void prom_http_stop(struct prom_http *h);
 
 #endif /* NW_PROM_HTTP_H */

@@ -113,7 +113,7 @@ static void stream_reply_failed(struct sink *s,
 		r->t_ns > s->info->start_ns ?
 			(r->t_ns - s->info->start_ns) / 1e9 : 0.0,
 		r->supervisor_tgid,
-		r->op == NW_IOCTL_NOTIF_ADDFD ? "NOTIF_ADDFD" : "NOTIF_SEND",
+		NW_IOCTL_IS_ADDFD(r->op) ? "NOTIF_ADDFD" : "NOTIF_SEND",
 		(uint64_t)r->key.id, nw_errno_name(r->ret));
 }
 

@@ -27,14 +27,30 @@ void stats_free(struct stats *s)
 	free_list(&s->by_syscall);
 }
 
-static struct nw_group *group_get(struct nw_group_list *l, const char *name)
+static struct nw_group *group_find(struct nw_group_list *l, const char *name)
 {
-	struct nw_group *g;
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
 		if (!strcmp(l->groups[i].name, name))
 			return &l->groups[i];
+	return NULL;
+}
+
+/* Past @max groups, new names share NW_GROUP_OTHERS: memory stays bounded. */
+static struct nw_group *group_get(struct nw_group_list *l, const char *name,
+				  size_t max)
+{
+	struct nw_group *g = group_find(l, name);
+
+	if (g)
+		return g;
+	if (l->n >= max) {
+		name = NW_GROUP_OTHERS;
+		g = group_find(l, name);
+		if (g)
+			return g;
+	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 8;
 		struct nw_group *grown = realloc(l->groups, cap * sizeof(*g));
@@ -48,6 +64,22 @@ static struct nw_group *group_get(struct nw_group_list *l, const char *name)
 	memset(g, 0, sizeof(*g));
 	snprintf(g->name, sizeof(g->name), "%s", name);
 	return g;
+}
+
+/* Algorithm R: the n-th sample replaces a random slot with p = size/n. */
+static void reservoir_add(struct nw_group *g, unsigned long long handle)
+{
+	unsigned long long x = g->rng ? g->rng : 0x9e3779b97f4a7c15ULL;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	g->rng = x;
+	x %= g->handle_seen;
+	if (x < g->nhandle) {
+		g->handle_ns[x] = handle;
+		g->sorted = false;
+	}
 }
 
 static int group_add(struct nw_group *g, const struct knotif *k,
@@ -65,6 +97,12 @@ static int group_add(struct nw_group *g, const struct knotif *k,
 	if (!k->reply_reached || !nw_span(k->ev.t_recv_ns, k->ev.t_reply_ns,
 					  &handle))
 		return 0;
+	if (handle > g->handle_max)
+		g->handle_max = handle;
+	if (g->handle_seen++ >= NW_GROUP_SAMPLES) {
+		reservoir_add(g, handle);
+		return 0;
+	}
 	if (g->nhandle == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 64;
 		unsigned long long *grown =
@@ -118,8 +156,10 @@ int stats_add(struct stats *s, const struct knotif *k, const char *syscall)
 			 k->ev.supervisor_comm, k->ev.supervisor_tgid);
 	else
 		snprintf(sup_name, sizeof(sup_name), "(not received)");
-	sup = group_get(&s->by_supervisor, sup_name);
-	sys = group_get(&s->by_syscall, syscall);
+	if (s->no_groups)
+		return 0;
+	sup = group_get(&s->by_supervisor, sup_name, NW_MAX_SUPERVISOR_GROUPS);
+	sys = group_get(&s->by_syscall, syscall, (size_t)-1);
 	if (!sup || !sys)
 		return -ENOMEM;
 	err |= group_add(sup, k, deferred, max_pending);
@@ -150,6 +190,8 @@ unsigned long long stats_percentile(struct nw_group *g, double p)
 		qsort(g->handle_ns, g->nhandle, sizeof(*g->handle_ns), cmp_ull);
 		g->sorted = true;
 	}
+	if (p >= 100)
+		return g->handle_max;
 	if (p <= 0)
 		return g->handle_ns[0];
 	rank = (size_t)ceil(p / 100.0 * (double)g->nhandle);

@@ -20,7 +20,24 @@ struct nw_group {
 	unsigned long long *handle_ns; /* sorted by stats_percentile() */
 	size_t nhandle, cap;
 	bool sorted;
+	/*
+	 * Memory stays bounded on a run of days: past NW_GROUP_SAMPLES handle
+	 * times, handle_ns is a uniform sample of them all (reservoir), so
+	 * percentiles are exact up to that many and estimated beyond; the
+	 * maximum is always exact.
+	 */
+	unsigned long long handle_seen, handle_max;
+	unsigned long long rng; /* the reservoir's xorshift state */
 };
+
+#define NW_GROUP_SAMPLES 8192
+/*
+ * Supervisors (comm/tgid) with a group of their own; later ones share the
+ * group NW_GROUP_OTHERS, so a run of days with short-lived supervisors
+ * stays bounded (and so does the lookup per notification).
+ */
+#define NW_MAX_SUPERVISOR_GROUPS 1024
+#define NW_GROUP_OTHERS "(other supervisors)"
 
 struct nw_group_list {
 	struct nw_group *groups;
@@ -35,6 +52,7 @@ struct stats {
 	unsigned long long addfd_ok, addfd_failed, reply_failed;
 	unsigned long long max_deferred_pending_ns;
 	struct nw_group_list by_supervisor, by_syscall;
+	bool no_groups; /* no output shows the groups: keep none */
 };
 
 void stats_init(struct stats *s);

@@ -55,6 +55,10 @@ def main():
     ap.add_argument("--build", default=os.path.join(HERE, "..", "..", "build"))
     ap.add_argument("-n", type=int, default=5)
     args = ap.parse_args()
+    # Under sudo, notifwait would run the workload as the sudo user: it
+    # needs root here (truth files in root's scratch dir), as in run.py.
+    for k in [k for k in os.environ if k.startswith("SUDO_")]:
+        del os.environ[k]
     env = scenarios.Env(os.path.abspath(args.build), tempfile.mkdtemp(prefix="nw-go."))
     cols = []
     for name, fn in suite_go.TESTS:

@@ -51,6 +51,10 @@ def main():
     args = ap.parse_args()
 
     build = os.path.abspath(args.build)
+    # Under sudo, notifwait runs COMMAND as the sudo user: the workloads
+    # here need root (pid namespaces, truth files in root's scratch dir).
+    for k in [k for k in os.environ if k.startswith("SUDO_")]:
+        del os.environ[k]
     if args.scratch:
         os.makedirs(args.scratch, exist_ok=True)
         scratch = tempfile.mkdtemp(prefix="nw-it.", dir=args.scratch)

@@ -17,6 +17,8 @@
 
 /* openat(..., mode = NW_ESCAPE_MODE) passes the filter: the target's own /proc reads. */
 #define NW_ESCAPE_MODE		0x7eadU
+/* --addfd-size: the kernel refuses a size of a page or more (EINVAL) */
+#define NW_ADDFD_SIZE_MAX	4095
 
 enum nw_reply {
 	NW_REPLY_VALUE,
@@ -35,6 +37,7 @@ struct nw_opts {
 	int nr;
 	long handle_us;
 	long addfd_gap_us; /* sleep between an addfd and its SEND */
+	long addfd_size; /* the ADDFD ioctl's argument size (default 24) */
 	long recv_delay_us;
 	bool killable;
 	bool recv_flag;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ static const char usage[] =
 "  --reply-value V              value of a value reply (default 42)\n"
 "  --reply-error ERRNO          errno of an error reply, number or name (default EPERM)\n"
 "  --addfd-gap-us N             with --reply addfd: sleep between the addfd and the SEND\n"
+"  --addfd-size N               ADDFD with an N-byte zero-padded argument (24..4095)\n"
 "Signals and failures:\n"
 "  --signal SIG                 signal the supervisor sends to the target thread\n"
 "  --signal-after-recv-us N     ... N us after RECV returned (once per iteration)\n"
@@ -68,7 +70,7 @@ enum {
 	OPT_REPLY_VALUE, OPT_REPLY_ERROR, OPT_RLIMIT, OPT_SIGNAL, OPT_SIG_AFTER,
 	OPT_SIG_BEFORE, OPT_SA_RESTART, OPT_SIGURG, OPT_KILL_TARGET,
 	OPT_KILL_SUPERVISOR, OPT_CLOSE, OPT_PIDNS, OPT_TRUTH, OPT_DEMO, OPT_GATE,
-	OPT_RUN, OPT_STOP_TARGET,
+	OPT_RUN, OPT_STOP_TARGET, OPT_ADDFD_SIZE,
 };
 
 static const struct option longopts[] = {
@@ -79,6 +81,7 @@ static const struct option longopts[] = {
 	{ "syscall", required_argument, NULL, OPT_SYSCALL },
 	{ "handle-us", required_argument, NULL, OPT_HANDLE },
 	{ "addfd-gap-us", required_argument, NULL, OPT_ADDFD_GAP },
+	{ "addfd-size", required_argument, NULL, OPT_ADDFD_SIZE },
 	{ "recv-delay-us", required_argument, NULL, OPT_RECV_DELAY },
 	{ "killable", no_argument, NULL, OPT_KILLABLE },
 	{ "recv-flag", no_argument, NULL, OPT_RECV_FLAG },
@@ -245,6 +248,7 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		.targets = 1, .threads = 1, .iterations = 1,
 		.syscall_name = "getppid", .reply = NW_REPLY_VALUE,
 		.reply_value = 42, .reply_error = 1 /* EPERM */,
+		.addfd_size = sizeof(struct seccomp_notif_addfd),
 		.rlimit_nofile = -1, .signal_after_recv_us = -1,
 		.sigurg_period_us = -1, .kill_target_after_recv_us = -1,
 		.kill_supervisor_after_recv_us = -1, .stop_target_us = -1,
@@ -261,6 +265,7 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		case OPT_SYSCALL: o->syscall_name = optarg; break;
 		case OPT_HANDLE: r = parse_long("--handle-us", optarg, 0, LONG_MAX / 1000, &o->handle_us); break;
 		case OPT_ADDFD_GAP: r = parse_long("--addfd-gap-us", optarg, 0, LONG_MAX / 1000, &o->addfd_gap_us); break;
+		case OPT_ADDFD_SIZE: r = parse_long("--addfd-size", optarg, 24, NW_ADDFD_SIZE_MAX, &o->addfd_size); break;
 		case OPT_RECV_DELAY: r = parse_long("--recv-delay-us", optarg, 0, LONG_MAX / 1000, &o->recv_delay_us); break;
 		case OPT_KILLABLE: o->killable = true; break;
 		case OPT_RECV_FLAG: o->recv_flag = true; break;

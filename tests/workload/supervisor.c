@@ -182,11 +182,16 @@ static int add_fd(int fd, uint64_t id, unsigned int flags, int *err)
 	struct seccomp_notif_addfd a = {
 		.id = id, .flags = flags, .srcfd = addfd_src,
 	};
+	/* --addfd-size: a larger struct, zero-padded, as a newer ABI sends */
+	unsigned char buf[NW_ADDFD_SIZE_MAX] = { 0 };
+	unsigned long cmd = _IOC(_IOC_WRITE, SECCOMP_IOC_MAGIC, 3,
+				 nw_opts.addfd_size);
 	uint64_t t0, t1;
 	int r, e;
 
+	memcpy(buf, &a, sizeof(a));
 	t0 = nw_now();
-	r = ioctl(fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	r = ioctl(fd, cmd, buf);
 	e = r < 0 ? errno : 0;
 	t1 = nw_now();
 	truth_emit("addfd", "\"sup_pid\":%d,\"id\":%llu,\"flags\":%u,\"srcfd\":%d,"
