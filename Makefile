@@ -92,7 +92,7 @@ demo: $(BUILD)/notifwait $(BUILD)/nw-workload
 test-host: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/unit-tests
 	$(Q)NW_SUITES="unit integration" scripts/run-tests.sh $(BUILD)
 
-test: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/unit-tests
+test: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/unit-tests $(BUILD)/loops
 	$(Q)scripts/run-tests.sh $(BUILD)
 
 vmlinux:

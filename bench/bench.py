@@ -22,10 +22,16 @@ Sizes (environment):
   SYSCALLS=2000000     getppid() calls per run
   PINGPONGS=100000     pipe round trips per run
   JOB=1                0: skip the realistic job (compile user/*.c + tar)
+  JOB_FILES=all        compile only the first N of user/*.c
+  JOB_TAR=/usr/include what the job's tar reads
   PEAK_THREADS=4 PEAK_SUPERVISORS=2 PEAK_SECONDS=3
                        peak rate: S workloads (one supervisor and listener
                        each) of T threads, about SECONDS long
   RINGBUF_SECONDS=1    length of each run of the ring-buffer size search
+  RINGBUF_MIN=4096 RINGBUF_MAX=67108864
+                       the sizes it searches (powers of 2, binary search)
+  PEAK_ITERATIONS      per thread, instead of calibrating to PEAK_SECONDS
+  GROUPED=0            1: one tracer per pair for all loads (smoke pass)
   WAITING=10000        notifications waiting at once for the memory part
   BACKEND=auto         the tracer's --backend (guest: GUEST_BACKENDS)
   GUEST_BACKENDS       --guest: backends to compare (default: VM_BACKENDS)
@@ -63,6 +69,19 @@ def env_int(name, default):
     if not v.isdigit() or int(v) <= 0:
         sys.exit(f"bench: {name}={v!r} is not a positive integer")
     return int(v)
+
+
+def env_float(name, default):
+    v = os.environ.get(name, "")
+    if not v:
+        return default
+    try:
+        f = float(v)
+    except ValueError:
+        f = 0
+    if not 0 < f < 1e6:
+        sys.exit(f"bench: {name}={v!r} is not a positive number")
+    return f
 
 
 def log(msg):
@@ -234,23 +253,47 @@ def summarize(bare, traced):
             "traced_runs_ns": [round(x, 1) for x in traced]}
 
 
-def pairs(bench, name, run, n_pairs, backend=None):
-    """run() -> ns per operation; A B A B ... with the tracer for B."""
-    bare, traced = [], []
-    used = None
-    for i in range(n_pairs):
-        bare.append(run())
+def run_pairs(bench, loads, n_pairs, backend=None):
+    """loads: [(key, label, run)], run() -> ns per operation.
+
+    Each load A B A B ... (B traced), a tracer started for each B; with
+    GROUPED=1 one tracer per pair serves every load's B (faster, for the
+    smoke pass; the A and B of one load are then further apart).
+    """
+    grouped = os.environ.get("GROUPED", "0") == "1"
+    bare = {k: [] for k, _, _ in loads}
+    traced = {k: [] for k, _, _ in loads}
+    used = {}
+
+    def traced_runs(todo):
         with Tracer(bench, backend=backend) as t:
-            traced.append(run())
-        used = t.backend
+            for k, _, run in todo:
+                traced[k].append(run())
         t.discard_output()
+        for k, _, _ in todo:
+            used[k] = t.backend
         if t.counts["lost"]:
-            log(f"bench: {name}: {t.counts['lost']} records lost in pair {i + 1}")
-    r = summarize(bare, traced)
-    r["backend"] = used
-    log(f"  {name:<28} {r['bare_ns']:>11.1f} {r['traced_ns']:>11.1f} "
-        f"{r['ratio']:>7.3f}x  (pairs {r['min_ratio']:.3f}..{r['max_ratio']:.3f})")
-    return r
+            log(f"bench: {t.counts['lost']} records lost while tracing "
+                f"{', '.join(k for k, _, _ in todo)}")
+    for i in range(n_pairs):
+        if grouped:
+            for k, _, run in loads:
+                bare[k].append(run())
+            traced_runs(loads)
+            continue
+    res = {}
+    for load in loads:
+        k, label, run = load
+        if not grouped:
+            for i in range(n_pairs):
+                bare[k].append(run())
+                traced_runs([load])
+        r = summarize(bare[k], traced[k])
+        r["backend"] = used[k]
+        res[k] = r
+        log(f"  {label:<28} {r['bare_ns']:>11.1f} {r['traced_ns']:>11.1f} "
+            f"{r['ratio']:>7.3f}x  (pairs {r['min_ratio']:.3f}..{r['max_ratio']:.3f})")
+    return res
 
 
 def roundtrip(bench, n, pin):
@@ -266,7 +309,7 @@ def loop(bench, kind, n):
     return run
 
 
-def job(bench, files):
+def job(bench, files, tar_dir):
     objdir = os.path.join(bench.tmp, "job")
     os.makedirs(objdir, exist_ok=True)
     cc = os.environ.get("CC", "cc")
@@ -277,8 +320,13 @@ def job(bench, files):
         for f in files:
             subprocess.run([cc, *cflags, "-c", f, "-o",
                             os.path.join(objdir, "x.o")], check=True)
-        subprocess.run("tar cf - /usr/include 2>/dev/null | wc -c", shell=True,
-                       check=True, stdout=subprocess.DEVNULL)
+        tar = subprocess.Popen(["tar", "cf", "-", tar_dir], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+        subprocess.run(["wc", "-c"], stdin=tar.stdout, check=True,
+                       stdout=subprocess.DEVNULL)
+        tar.stdout.close()
+        if tar.wait():
+            raise RuntimeError(f"job: tar cf - {tar_dir} failed")
         return time.perf_counter_ns() - t0
     return run
 
@@ -411,9 +459,13 @@ def peak_run(bench, threads, sups, iters, ringbuf=None):
 
 
 def peak(bench, threads, sups, seconds, rb_seconds):
-    cal = peak_run(bench, threads, sups, 500)
-    per_s = cal["made"] / cal["seconds"]
-    iters = max(int(per_s * seconds / (threads * sups)), 100)
+    fixed = os.environ.get("PEAK_ITERATIONS") and env_int("PEAK_ITERATIONS", 0)
+    if fixed:
+        iters = fixed
+    else:
+        cal = peak_run(bench, threads, sups, 500)
+        per_s = cal["made"] / cal["seconds"]
+        iters = max(int(per_s * seconds / (threads * sups)), 100)
     res = peak_run(bench, threads, sups, iters)
     res.update({"threads": threads, "supervisors": sups,
                 "exact": res["made"] == res["traced"]})
@@ -421,9 +473,12 @@ def peak(bench, threads, sups, seconds, rb_seconds):
         f"{sups} supervisors), {res['traced']}/{res['made']} traced, "
         f"{res['lost']} lost, reporter {res['reporter_cpu_pct']}% of a CPU = "
         f"{res['reporter_cpu_pct_per_10k']}% per 10k/s")
-    # Smallest ring buffer with nothing lost: binary search over 4K..64M.
-    rb_iters = max(int(per_s * rb_seconds / (threads * sups)), 100)
-    lo, hi, tried = 12, 26, []
+    # Smallest ring buffer with nothing lost: binary search over powers of 2.
+    per_s = res["made"] / res["seconds"]
+    rb_iters = fixed or max(int(per_s * rb_seconds / (threads * sups)), 100)
+    lo = env_int("RINGBUF_MIN", 4096).bit_length() - 1
+    hi = env_int("RINGBUF_MAX", 1 << 26).bit_length() - 1
+    tried = []
     ok_at = None
     while lo <= hi:
         mid = (lo + hi) // 2
@@ -546,28 +601,34 @@ def host_bench(args, bench):
     if "1" in parts or "3" in parts:
         log(f"  {'load (ns per operation)':<28} {'untraced':>11} {'traced':>11} "
             f"{'ratio':>8}")
+    loads = []
     if "1" in parts:
-        res["roundtrip_pinned"] = pairs(bench, "round trip, pinned",
-                                        roundtrip(bench, rt_pinned, True), n_pairs)
-        res["roundtrip_unpinned"] = pairs(bench, "round trip, unpinned",
-                                          roundtrip(bench, rt_unpinned, False),
-                                          n_pairs)
+        loads += [("roundtrip_pinned", "round trip, pinned",
+                   roundtrip(bench, rt_pinned, True)),
+                  ("roundtrip_unpinned", "round trip, unpinned",
+                   roundtrip(bench, rt_unpinned, False))]
     if "3" in parts:
-        res["getppid_pinned"] = pairs(bench, "unrelated getppid, pinned",
-                                      loop(bench, "syscall", syscalls), n_pairs)
-        res["pingpong_pinned"] = pairs(bench, "unrelated ping-pong, pinned",
-                                       loop(bench, "pingpong", pingpongs), n_pairs)
+        loads += [("getppid_pinned", "unrelated getppid, pinned",
+                   loop(bench, "syscall", syscalls)),
+                  ("pingpong_pinned", "unrelated ping-pong, pinned",
+                   loop(bench, "pingpong", pingpongs))]
         if os.environ.get("JOB", "1") != "0":
             files = sorted(glob.glob("user/*.c"))
-            r = pairs(bench, "job: cc user/*.c, tar", job(bench, files), n_pairs)
-            r["files"] = len(files)
-            res["realistic_job"] = r
+            files = files[:env_int("JOB_FILES", len(files))]
+            tar_dir = os.environ.get("JOB_TAR", "/usr/include")
+            loads.append(("realistic_job", "job: cc user/*.c, tar",
+                          job(bench, files, tar_dir)))
+    if loads:
+        res.update(run_pairs(bench, loads, n_pairs))
+        if "realistic_job" in res:
+            res["realistic_job"].update({"files": len(files), "tar": tar_dir})
+        res["backend"] = res[loads[0][0]]["backend"]
     if "2" in parts:
         res.update(bpf_cost(bench, rt_pinned, syscalls, pingpongs))
     if "4" in parts:
         res["peak"] = peak(bench, env_int("PEAK_THREADS", 4),
                            env_int("PEAK_SUPERVISORS", 2),
-                           env_int("PEAK_SECONDS", 3), env_int("RINGBUF_SECONDS", 1))
+                           env_float("PEAK_SECONDS", 3), env_float("RINGBUF_SECONDS", 1))
     if "5" in parts:
         res["memory"] = memory(bench, env_int("WAITING", 10000))
     res["loadavg_end"] = os.getloadavg()
@@ -590,11 +651,11 @@ def guest_bench(bench):
            "backends": {}}
     for b in backends:
         try:
-            r = {"roundtrip_pinned": pairs(bench, f"{b}: round trip, pinned",
-                                           roundtrip(bench, rt, True), n_pairs, b),
-                 "getppid_pinned": pairs(bench, f"{b}: getppid, pinned",
-                                         loop(bench, "syscall", syscalls),
-                                         n_pairs, b)}
+            r = run_pairs(bench, [
+                ("roundtrip_pinned", f"{b}: round trip, pinned",
+                 roundtrip(bench, rt, True)),
+                ("getppid_pinned", f"{b}: getppid, pinned",
+                 loop(bench, "syscall", syscalls))], n_pairs, b)
             res["backends"][r["roundtrip_pinned"]["backend"]] = r
         except (RuntimeError, subprocess.CalledProcessError) as e:
             res["backends"][b] = {"error": str(e)[:300]}
