@@ -104,6 +104,9 @@ def checks(res, args):
         w = mem.get("waiting", {})
         if args.waiting and w.get("notifications") != args.waiting:
             errs.append(f"{w.get('notifications')} waiting, wanted {args.waiting}")
+        if w.get("traced") != w.get("notifications") or w.get("lost"):
+            errs.append(f"{w.get('traced')} of {w.get('notifications')} waiting "
+                        f"traced, {w.get('lost')} lost")
         if not positive(w.get("rss_kb")) or not positive(w.get("map_bytes")):
             errs.append("no rss_kb/map_bytes with notifications waiting")
     out.append(("part 5 memory: RSS and map bytes, idle and with waiting", errs))

@@ -129,8 +129,9 @@ def table(res, source):
         w = mem.get("waiting")
         if w:
             out.append(f"| with {w['notifications']:,} notifications waiting at once | "
-                       f"RSS {w['rss_kb'] / 1024:.1f} MiB, maps "
-                       f"{w['map_bytes'] / MIB:.1f} MiB | — | |")
+                       f"RSS {w['rss_kb'] / 1024:.1f} MiB (peak "
+                       f"{w.get('rss_peak_kb', 0) / 1024:.1f} MiB once all were "
+                       f"reported), maps {w['map_bytes'] / MIB:.1f} MiB | — | |")
     guests = res.get("guests")
     if guests:
         out.append("")
