@@ -275,19 +275,17 @@ def run_pairs(bench, loads, n_pairs, backend=None):
         if t.counts["lost"]:
             log(f"bench: {t.counts['lost']} records lost while tracing "
                 f"{', '.join(k for k, _, _ in todo)}")
-    for i in range(n_pairs):
-        if grouped:
+    if grouped:
+        for _ in range(n_pairs):
             for k, _, run in loads:
                 bare[k].append(run())
             traced_runs(loads)
-            continue
     res = {}
     for load in loads:
         k, label, run = load
-        if not grouped:
-            for i in range(n_pairs):
-                bare[k].append(run())
-                traced_runs([load])
+        for _ in range(0 if grouped else n_pairs):
+            bare[k].append(run())
+            traced_runs([load])
         r = summarize(bare[k], traced[k])
         r["backend"] = used[k]
         res[k] = r
@@ -582,6 +580,18 @@ def memory(bench, waiting):
     return res
 
 
+def other_tracers():
+    """notifwait processes not ours: they trace our untraced runs too."""
+    n = 0
+    for comm in glob.glob("/proc/[0-9]*/comm"):
+        try:
+            if open(comm).read().strip() == "notifwait":
+                n += 1
+        except OSError:
+            pass
+    return n
+
+
 def header(bench):
     with Tracer(bench) as t:
         pass
@@ -593,7 +603,8 @@ def header(bench):
             "backend": t.backend, "cpus": len(cpus()),
             "pinning": {"target_supervisor_loops_cpu": bench.pin_cpu,
                         "tracer_cpu": bench.tracer_cpu},
-            "loadavg_start": os.getloadavg()}
+            "loadavg_start": os.getloadavg(),
+            "other_notifwait_start": other_tracers()}
 
 
 def host_bench(args, bench):
@@ -608,7 +619,8 @@ def host_bench(args, bench):
                     "rt_unpinned": rt_unpinned, "syscalls": syscalls,
                     "pingpongs": pingpongs}
     log(f"bench: {res['host']}, {res['kernel']}, backend {res['backend']}, "
-        f"load average {res['loadavg_start'][0]:.2f}")
+        f"load average {res['loadavg_start'][0]:.2f}, other notifwait "
+        f"processes running: {res['other_notifwait_start']}")
     if "1" in parts or "3" in parts:
         log(f"  {'load (ns per operation)':<28} {'untraced':>11} {'traced':>11} "
             f"{'ratio':>8}")
@@ -643,6 +655,7 @@ def host_bench(args, bench):
     if "5" in parts:
         res["memory"] = memory(bench, env_int("WAITING", 10000))
     res["loadavg_end"] = os.getloadavg()
+    res["other_notifwait_end"] = other_tracers()
     guests = glob.glob(os.path.join(bench.build, "vm-bench", "*.json"))
     if guests:
         res["guests"] = {os.path.basename(g)[:-5]: json.load(open(g))
