@@ -275,19 +275,25 @@ def run_pairs(bench, loads, n_pairs, backend=None):
         if t.counts["lost"]:
             log(f"bench: {t.counts['lost']} records lost while tracing "
                 f"{', '.join(k for k, _, _ in todo)}")
+    def bare_run(k, run):
+        # our tracer is stopped: any notifwait now traces the bare run
+        others[k] = max(others.get(k, 0), other_tracers())
+        bare[k].append(run())
+    others = {}
     if grouped:
         for _ in range(n_pairs):
             for k, _, run in loads:
-                bare[k].append(run())
+                bare_run(k, run)
             traced_runs(loads)
     res = {}
     for load in loads:
         k, label, run = load
         for _ in range(0 if grouped else n_pairs):
-            bare[k].append(run())
+            bare_run(k, run)
             traced_runs([load])
         r = summarize(bare[k], traced[k])
         r["backend"] = used[k]
+        r["other_notifwait_max"] = others[k]
         res[k] = r
         log(f"  {label:<28} {r['bare_ns']:>11.1f} {r['traced_ns']:>11.1f} "
             f"{r['ratio']:>7.3f}x  (pairs {r['min_ratio']:.3f}..{r['max_ratio']:.3f})")
@@ -568,8 +574,14 @@ def memory(bench, waiting):
             rcs = [w.wait(timeout=300) for w in procs]
         time.sleep(0.3)  # the reporter has them all: its peak
         res["waiting"]["rss_peak_kb"] = t.rss_kb("VmHWM:")
+    ours = set()
+    for tr in truths:
+        ours |= {r["pid"] for r in map(json.loads, open(tr)) if r["ev"] == "target"}
+    with open(t.out) as f:
+        res["waiting"]["traced"] = sum(
+            1 for line in f if line.startswith('{"type":"notif"') and
+            json.loads(line)["target_pid"] in ours)
     t.discard_output()
-    res["waiting"]["traced"] = t.counts["notifications"]
     res["waiting"]["lost"] = t.counts["lost"] + t.counts["dropped"]
     if any(rcs):
         raise RuntimeError(f"memory: nw-workload exited {rcs}")

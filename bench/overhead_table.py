@@ -26,7 +26,7 @@ LOADS = [
     ("getppid_pinned", "unrelated `getppid()` loop, pinned",
      {"tracepoint": 1.3, "fentry": 1.02, "fentry_caller": 1.02, "kprobe": 1.02}),
     ("pingpong_pinned", "unrelated pipe ping-pong, pinned to one CPU", {}),
-    ("realistic_job", "realistic job: `cc` each `user/*.c`, `tar cf - /usr/include | wc -c`",
+    ("realistic_job", "realistic job: `cc` each `user/*.c`, then `tar cf - /usr/include \\| wc -c`",
      {"*": 1.01}),
 ]
 
@@ -54,6 +54,8 @@ def verdict(value, target, le=True):
 
 
 def fmt_ns(ns):
+    if ns >= 1e8:
+        return f"{ns / 1e9:.2f} s"
     return f"{ns:,.0f}" if ns >= 100 else f"{ns:.1f}"
 
 
@@ -78,6 +80,18 @@ def table(res, source):
         "supervisor and the loops on CPU 0 (`taskset -c 0`), notifwait on CPU 1, "
         "so the round trip has no cross-CPU wake-up to hide the tracer's cost in. "
         "Absolute times move with the machine's load; only ratios are compared.")
+    busy = []
+    if la > 1.5:
+        busy.append(f"load average {la:.1f}")
+    if res.get("other_notifwait_start") or res.get("other_notifwait_end") or any(
+            res.get(k, {}).get("other_notifwait_max") for k, _, _ in LOADS):
+        busy.append("another notifwait tracing the whole system, the untraced "
+                    "runs too")
+    if busy:
+        out.append("")
+        out.append(f"**This run's machine was busy ({'; '.join(busy)}): the figures "
+                   "below are dominated by that noise, not by notifwait. Rerun "
+                   "`make bench` on a quiet machine.**")
     out.append("")
     out.append("| load | untraced ns/op | traced ns/op | ratio (range, pairs) | target | |")
     out.append("|---|---|---|---|---|---|")
