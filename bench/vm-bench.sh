@@ -21,7 +21,7 @@ for flavor in ${FLAVORS:-seed vanilla}; do
 	echo "vm-bench: $flavor kernel"
 	cmd="GROUPED=1 PAIRS=${GUEST_PAIRS:-5} RT_PINNED=${GUEST_RT:-2000}"
 	cmd+=" SYSCALLS=${GUEST_SYSCALLS:-100000} python3 bench/bench.py --build $build --guest"
-	make --no-print-directory vm-run KERNEL_FLAVOR="$flavor" CMD="$cmd" |
+	make --no-print-directory vm-run BUILD="$build" KERNEL_FLAVOR="$flavor" CMD="$cmd" |
 		tee "$tmp/$flavor.log" | grep -v '^nw-bench-json: '
 	json=$(grep -a '^nw-bench-json: ' "$tmp/$flavor.log" | tail -n 1 | cut -d' ' -f2-)
 	[ -n "$json" ] || { echo "vm-bench: the $flavor guest printed no results" >&2; exit 1; }
