@@ -359,7 +359,9 @@ def per_program(delta, events, background, seconds):
         ns_net = max(ns - bns * seconds, 0)
         rows.append({"name": name,
                      "runs_per_notif": round(cnt_net / events, 3),
-                     "ns_per_run": round(ns / cnt, 1) if cnt else 0,
+                     # net of the background, so runs x ns = ns_per_notif
+                     "ns_per_run": round(ns_net / cnt_net, 1) if cnt_net >= 1 else
+                     (round(ns / cnt, 1) if cnt else 0),
                      "ns_per_notif": round(ns_net / events, 1),
                      "raw_runs": cnt, "raw_ns": ns,
                      "background_runs_per_s": round(bcnt, 1)})
