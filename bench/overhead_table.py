@@ -106,9 +106,13 @@ def table(res, source):
     progs = [p for p in res.get("bpf_programs", []) if p["ns_per_notif"] > 0]
     if progs:
         out.append("")
+        big = [p for p in progs if p["runs_per_notif"] >= 0.05]
+        rest = sum(p["ns_per_notif"] for p in progs if p not in big)
         parts = ", ".join(f"`{p['name']}` {p['ns_per_run']:.0f} ns × "
                           f"{p['runs_per_notif']:.1f}" for p in
-                          sorted(progs, key=lambda p: -p["ns_per_notif"]))
+                          sorted(big, key=lambda p: -p["ns_per_notif"]))
+        if rest:
+            parts += f", the rest {rest:.0f} ns"
         un = res.get("bpf_unrelated", {})
         out.append(
             f"BPF run time (`kernel.bpf_stats_enabled`, pinned round trip, other "
