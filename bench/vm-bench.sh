@@ -9,7 +9,7 @@
 # whose README table is then regenerated.
 #   bench/vm-bench.sh [BUILD]
 #   FLAVORS="seed vanilla"   kernels to run
-#   GUEST_PAIRS=5 GUEST_RT=2000 GUEST_SYSCALLS=100000   sizes in the guest
+#   GUEST_PAIRS=5 GUEST_RT=5000 GUEST_SYSCALLS=1000000   sizes in the guest
 #   OUT_DIR=bench/results    the results file to merge into; MERGE=0: don't
 set -euo pipefail
 build=${1:-build}
@@ -19,8 +19,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for flavor in ${FLAVORS:-seed vanilla}; do
 	echo "vm-bench: $flavor kernel"
-	cmd="GROUPED=1 PAIRS=${GUEST_PAIRS:-5} RT_PINNED=${GUEST_RT:-2000}"
-	cmd+=" SYSCALLS=${GUEST_SYSCALLS:-100000} python3 bench/bench.py --build $build --guest"
+	cmd="GROUPED=1 PAIRS=${GUEST_PAIRS:-5} RT_PINNED=${GUEST_RT:-5000}"
+	cmd+=" SYSCALLS=${GUEST_SYSCALLS:-1000000} python3 bench/bench.py --build $build --guest"
 	make --no-print-directory vm-run BUILD="$build" KERNEL_FLAVOR="$flavor" CMD="$cmd" |
 		tee "$tmp/$flavor.log" | grep -v '^nw-bench-json: '
 	json=$(grep -a '^nw-bench-json: ' "$tmp/$flavor.log" | tail -n 1 | cut -d' ' -f2-)
