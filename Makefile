@@ -142,7 +142,7 @@ demo: $(BUILD)/notifwait $(BUILD)/nw-workload
 test-host: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/unit-tests
 	$(Q)NW_SUITES="unit integration" scripts/run-tests.sh $(BUILD)
 
-test: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/unit-tests
+test: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/unit-tests $(BUILD)/loops
 	$(Q)scripts/run-tests.sh $(BUILD)
 
 vmlinux:
@@ -162,6 +162,10 @@ $(BUILD)/loops: bench/loops.c | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -std=gnu11 $(WARN) $< -o $@
 
-.PHONY: bench
+.PHONY: bench vm-bench
 bench: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/loops
 	$(Q)bench/bench.sh $(BUILD)
+
+# part 6 of make bench: the ratios per backend in the 6.1 guests
+vm-bench: $(BUILD)/notifwait $(BUILD)/nw-workload $(BUILD)/loops
+	$(Q)bench/vm-bench.sh $(BUILD)

@@ -2,10 +2,10 @@
 # make test: every suite in turn. Each suite ends with "N passed, N failed
 # [, N skipped]"; the last line here is their sum. A suite that dies without
 # that line counts as one failure. Exit 1 if anything failed.
-#   NW_SUITES="unit integration package vm vm-vanilla" picks suites (default: all).
+#   NW_SUITES="unit integration package bench vm vm-vanilla" picks suites (default: all).
 set -uo pipefail
 build=${1:-build}
-suites=${NW_SUITES:-unit integration package vm vm-vanilla}
+suites=${NW_SUITES:-unit integration package bench vm vm-vanilla}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 passed=0 failed=0 skipped=0
@@ -39,6 +39,8 @@ for suite in $suites; do
 	integration) run_suite integration python3 tests/integration/run.py --build "$build" ;;
 	# install, the man page and README against --help, the unit, the .deb
 	package) run_suite package python3 tests/package/run.py --build "$build" ;;
+	# make bench at tiny sizes into a temp dir: the results file is complete
+	bench) run_suite bench bench/smoke.sh "$build" ;;
 	# The patched kernel and the same 6.1 unpatched, each in a VM: the
 	# kernel's seccomp selftests, notifwait's suite under every backend the
 	# kernel allows, BTF and fentry checks.

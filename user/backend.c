@@ -99,6 +99,8 @@ static void configure(struct notifwait_bpf *skel,
 	bpf_map__set_max_entries(skel->maps.entered, cfg->max_knotifs);
 	warn_map_size(sized, sizeof(sized) / sizeof(sized[0]),
 		      cfg->max_knotifs);
+	if (cfg->ringbuf_bytes)
+		bpf_map__set_max_entries(skel->maps.records, cfg->ringbuf_bytes);
 }
 
 /* Returns 0, or -errno with @why saying which step failed. */

@@ -22,6 +22,7 @@ struct backend_config {
 	int syscall_nr; /* -1: any */
 	bool trace_descendants; /* only targets in the traced set */
 	unsigned int max_knotifs;
+	unsigned int ringbuf_bytes; /* 0: the object's default */
 };
 
 struct backend_variant {

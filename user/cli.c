@@ -34,6 +34,8 @@ static const char usage[] =
 	"      --backend NAME     auto (default: the most precise that loads),\n"
 	"                         fentry, kprobe or tracepoint\n"
 	"      --max-notifs N     notifications followed at once (default 10240)\n"
+	"      --ringbuf-size SIZE  ring buffer for records (default 4M; a power\n"
+	"                         of 2 from 4K to 1G; lost records: make it larger)\n"
 	"      --prom-listen ADDR:PORT  serve Prometheus metrics at /metrics\n"
 	"                         (:PORT is 127.0.0.1:PORT, 0.0.0.0:PORT binds all)\n"
 	"      --prom-file PATH   node_exporter textfile, rewritten every -i SECS\n"
@@ -72,6 +74,7 @@ enum {
 };
 enum { OPT_SYSCALL = 256, OPT_SUMMARY, OPT_BACKEND, OPT_MAX_NOTIFS };
 enum { OPT_AS_ROOT = 1100 };
+enum { OPT_RINGBUF_SIZE = 1024 };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -86,6 +89,7 @@ static const struct option long_options[] = {
 	{ "summary", no_argument, NULL, OPT_SUMMARY },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "max-notifs", required_argument, NULL, OPT_MAX_NOTIFS },
+	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF_SIZE },
 	{ "prom-listen", required_argument, NULL, OPT_PROM_LISTEN },
 	{ "prom-file", required_argument, NULL, OPT_PROM_FILE },
 	{ "prom-linger", required_argument, NULL, OPT_PROM_LINGER },
@@ -141,6 +145,32 @@ int parse_pid(const char *s, pid_t *pid)
 	if (errno || *end || v <= 0 || v > INT_MAX)
 		return -EINVAL;
 	*pid = (pid_t)v;
+	return 0;
+}
+
+int parse_ringbuf_size(const char *s, unsigned int *bytes)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || v > 1ULL << 30) /* no shift can wrap */
+		return -EINVAL;
+	if (!strcmp(end, "K") || !strcmp(end, "k"))
+		v <<= 10;
+	else if (!strcmp(end, "M") || !strcmp(end, "m"))
+		v <<= 20;
+	else if (!strcmp(end, "G") || !strcmp(end, "g"))
+		v <<= 30;
+	else if (*end)
+		return -EINVAL;
+	/* the kernel wants a power-of-2 multiple of the page size */
+	if (v < 4096 || v > 1ULL << 30 || (v & (v - 1)))
+		return -EINVAL;
+	*bytes = (unsigned int)v;
 	return 0;
 }
 
@@ -301,6 +331,11 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 			return fail("invalid --max-notifs '%s' (16..4194304)",
 				    arg);
 		env->max_knotifs = (unsigned int)n;
+		break;
+	case OPT_RINGBUF_SIZE:
+		if (parse_ringbuf_size(arg, &env->ringbuf_bytes))
+			return fail("invalid --ringbuf-size '%s': want a power of 2 from 4K to 1G (64K, 4M)",
+				    arg);
 		break;
 	case OPT_PROM_LISTEN: {
 		struct prom_addr addr;

@@ -25,6 +25,7 @@ struct env {
 	const char *output; /* -o */
 	const char *backend; /* --backend */
 	unsigned int max_knotifs;
+	unsigned int ringbuf_bytes; /* --ringbuf-size, 0: the object's 4 MiB */
 	const char *prom_listen; /* --prom-listen ADDR:PORT */
 	const char *prom_file; /* --prom-file PATH */
 	double prom_linger_s; /* --prom-linger, 0 when not given */
@@ -51,5 +52,10 @@ enum cli_result cli_parse(int argc, char **argv, struct env *env);
 int parse_duration(const char *s, double *seconds);
 /* A positive decimal pid. Returns 0 or -EINVAL. */
 int parse_pid(const char *s, pid_t *pid);
+/*
+ * A ring buffer size: bytes, or with K, M or G (powers of 1024); a power
+ * of 2 from 4K (a page) to 1G. Returns 0 or -EINVAL.
+ */
+int parse_ringbuf_size(const char *s, unsigned int *bytes);
 
 #endif /* NW_CLI_H */

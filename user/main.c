@@ -214,6 +214,7 @@ static int start_tracing(struct app *app)
 		.syscall_nr = app->env.syscall_nr,
 		.trace_descendants = app->have_cmd,
 		.max_knotifs = app->env.max_knotifs,
+		.ringbuf_bytes = app->env.ringbuf_bytes,
 	};
 	int err;
 

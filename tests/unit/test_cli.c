@@ -94,3 +94,32 @@ TEST(kernel_threads_are_never_targets)
 	EXPECT_TRUE(!nw_is_kernel_thread(getpid()));
 	EXPECT_TRUE(!nw_is_kernel_thread(1));
 }
+
+TEST(ringbuf_size)
+{
+	struct env env;
+	unsigned int b = 0;
+	char *ok[] = { "notifwait", "--ringbuf-size", "64K", NULL };
+	char *odd[] = { "notifwait", "--ringbuf-size", "3M", NULL };
+	char *none[] = { "notifwait", NULL };
+
+	EXPECT_EQ(parse_ringbuf_size("4096", &b), 0);
+	EXPECT_EQ(b, 4096u);
+	EXPECT_EQ(parse_ringbuf_size("4M", &b), 0);
+	EXPECT_EQ(b, 4u << 20);
+	EXPECT_EQ(parse_ringbuf_size("1G", &b), 0);
+	EXPECT_EQ(b, 1u << 30);
+	EXPECT_TRUE(parse_ringbuf_size("2048", &b) < 0); /* under a page */
+	EXPECT_TRUE(parse_ringbuf_size("2G", &b) < 0);
+	EXPECT_TRUE(parse_ringbuf_size("12K", &b) < 0); /* not a power of 2 */
+	EXPECT_TRUE(parse_ringbuf_size("-4K", &b) < 0);
+	EXPECT_TRUE(parse_ringbuf_size("4KB", &b) < 0);
+	EXPECT_TRUE(parse_ringbuf_size("", &b) < 0);
+	EXPECT_TRUE(parse_ringbuf_size("17179869185G", &b) < 0); /* wraps to 1G */
+	EXPECT_TRUE(parse_ringbuf_size("99999999999999999999", &b) < 0);
+	EXPECT_EQ(parse(&env, 3, ok), CLI_OK);
+	EXPECT_EQ(env.ringbuf_bytes, 64u << 10);
+	EXPECT_EQ(parse(&env, 3, odd), CLI_ERROR);
+	EXPECT_EQ(parse(&env, 1, none), CLI_OK);
+	EXPECT_EQ(env.ringbuf_bytes, 0u);
+}
