@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Facts: what one BPF program saw, at one moment, in one thread's context.
+ * BPF emits them to the ring buffer and joins nothing; the reporter's joiner
+ * (user/joiner.c) orders them by t_ns and builds the notification records.
+ *
+ * Every fact starts with struct nw_fact_hdr and is at most 64 bytes. The
+ * header's tid/tgid are the thread that emitted it (bpf_get_current_pid_tgid,
+ * init pid namespace). t_ns is bpf_ktime_get_ns() (CLOCK_MONOTONIC), taken
+ * first thing in the program. Facts reach the ring buffer in reservation
+ * order, which is not t_ns order across CPUs.
+ *
+ * The layout is also the on-disk layout of a recording (docs/recording.md):
+ * change a fact only with NW_FACTS_VERSION.
+ */
+#ifndef NOTIFWAIT_FACTS_H
+#define NOTIFWAIT_FACTS_H
+
+#define NW_FACTS_VERSION 1
+#define NW_FACT_MAX_SIZE 64
+
+enum nw_fact_kind {
+	/* the emitting thread's name and its tid in its own pid namespace */
+	NW_FACT_TASK = 1,
+	/* the emitting thread (a target) waits on knotif (filter, id) */
+	NW_FACT_WAIT,
+	/* the emitting thread's notified syscall returned (or it exited) */
+	NW_FACT_RETURN,
+	/* NOTIF_RECV returned a notification to the emitting thread */
+	NW_FACT_RECV,
+	/* NOTIF_SEND or NOTIF_ADDFD entered by the emitting thread */
+	NW_FACT_REPLY,
+	/* ... and returned */
+	NW_FACT_REPLY_DONE,
+	/* the emitting thread sent a signal to a thread under a listener */
+	NW_FACT_SIGNAL,
+	/* the emitting thread (one under a listener) takes a signal */
+	NW_FACT_DELIVER,
+	NW_FACT_KIND_MAX,
+};
+
+struct nw_fact_hdr {
+	__u8 kind; /* enum nw_fact_kind */
+	__u8 flags; /* per kind: NW_<KIND>_* below */
+	__u16 size; /* of the whole fact */
+	__u32 tid;
+	__u32 tgid;
+	__u32 cpu;
+	__u64 t_ns;
+};
+
+/*
+ * Emitted before a thread's first WAIT, RETURN or RECV fact, and again
+ * when its comm changed since (exec, prctl): the joiner keeps the newest.
+ */
+struct nw_fact_task {
+	struct nw_fact_hdr h;
+	char comm[16];
+	__u32 vtid; /* tid in the thread's own pid namespace */
+	__u32 pad;
+};
+
+/* NW_FACT_WAIT: h.flags */
+#define NW_WAIT_HOW_MASK 0x03
+#define NW_WAIT_WAKEUP 1 /* tracepoint: woke the listener right after queueing */
+#define NW_WAIT_SLEEP 2 /* tracepoint: sched_switch out, asleep on it */
+#define NW_WAIT_ENTRY 3 /* fentry/kprobe: wait_for_completion_*(&kn->ready) */
+#define NW_WAIT_KILLABLE 0x04 /* SLEEP/ENTRY: TASK_KILLABLE (else interruptible) */
+#define NW_WAIT_FILTER_KILLABLE 0x08 /* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV */
+#define NW_WAIT_SEED_KILLABLE 0x10 /* seed series: knotif->wait_killable */
+
+struct nw_fact_wait {
+	struct nw_fact_hdr h;
+	__u64 filter; /* the listener's struct seccomp_filter */
+	__u64 id;
+	/*
+	 * fentry/kprobe: when the thread entered the notification bracket
+	 * (seccomp_do_user_notification or its caller); 0 for tracepoint.
+	 */
+	__u64 t_start_ns;
+	/* unblocked signals pending (thread's and group's), bit sig - 1 */
+	__u64 pending;
+	__s32 nr; /* the notified syscall */
+	__u32 arch; /* AUDIT_ARCH_* */
+};
+
+/* NW_FACT_RETURN: h.flags */
+#define NW_RET_NO_KEY 0x01 /* the thread's wait was not seen: id is next_id */
+#define NW_RET_EXITED 0x02 /* sched_process_exit inside the wait */
+#define NW_RET_FATAL 0x04 /* SIGKILL pending */
+#define NW_RET_UNKNOWN 0x08 /* fentry: CONTINUE, the syscall runs on */
+#define NW_RET_FILTER_KILLABLE 0x10 /* NO_KEY: the listener's filter flag */
+
+/*
+ * The end of a wait the thread was seen in (id), or, tracepoint only, the
+ * exit of a syscall that never passed sys_enter while the thread's wait
+ * was not seen (NW_RET_NO_KEY: seccomp skipped it, so a notification may
+ * have been answered or aborted unseen; id then holds the listener's
+ * notif->next_id and filter its newest listener, 0 if none).
+ */
+struct nw_fact_return {
+	struct nw_fact_hdr h;
+	__u64 filter;
+	__u64 id;
+	__s64 ret; /* the syscall's return value (ax), or -ERESTARTSYS */
+	__u64 pending; /* as in struct nw_fact_wait */
+	__s32 nr;
+	__u32 pad;
+};
+
+/* NW_FACT_RECV: h.flags */
+#define NW_RECV_SEED_FLAG 0x01 /* RECV asked SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE */
+
+struct nw_fact_recv {
+	struct nw_fact_hdr h;
+	__u64 filter;
+	__u64 id;
+	__u32 seen_pid; /* seccomp_notif.pid: the target as the supervisor sees it */
+	__u32 flags_in; /* seccomp_notif.flags as RECV was called */
+	/* the knotif's task, found on the listener's list; 0: not found */
+	__u32 target_tid;
+	__u32 target_tgid;
+};
+
+/* NW_FACT_REPLY and NW_FACT_REPLY_DONE: h.flags */
+#define NW_REPLY_OP_SEND 1
+#define NW_REPLY_OP_ADDFD 2
+
+struct nw_fact_reply {
+	struct nw_fact_hdr h;
+	__u64 filter;
+	__u64 id;
+	__s64 val; /* SEND: resp.val */
+	__s32 error; /* SEND: resp.error */
+	__u32 flags; /* SEND: resp.flags; ADDFD: addfd.flags */
+	__u32 newfd; /* ADDFD */
+	__u32 cmd; /* the ioctl command as called */
+};
+
+struct nw_fact_reply_done {
+	struct nw_fact_hdr h;
+	__u64 filter;
+	__u64 id;
+	__s64 ret; /* the ioctl's return: 0, the fd installed, or -errno */
+};
+
+/* NW_FACT_SIGNAL: h.flags */
+#define NW_SIG_GROUP 0x01 /* process-directed */
+#define NW_SIG_MASKED 0x02 /* in the target's blocked mask */
+#define NW_SIG_HAVE_KEY 0x04 /* filter/id: the target's knotif on its listener */
+
+struct nw_fact_signal {
+	struct nw_fact_hdr h; /* the sender */
+	__u32 target_tid; /* signal_generate's task */
+	__u32 target_tgid;
+	__u32 sig;
+	__s32 result; /* TRACE_SIGNAL_* */
+	__u64 filter;
+	__u64 id;
+};
+
+struct nw_fact_deliver {
+	struct nw_fact_hdr h; /* the thread taking it */
+	__u32 sig;
+	__u32 sa_flags; /* its handler's, e.g. SA_RESTART */
+};
+
+/* Counters the reporter reads from the BPF object's .bss. */
+struct nw_fact_counters {
+	__u64 lost_facts; /* ring buffer full */
+	/* a listener walk gave up (bpf_loop's bound) before finding the knotif */
+	__u64 walk_exhausted;
+};
+
+#endif /* NOTIFWAIT_FACTS_H */
