@@ -67,6 +67,8 @@ USER_CORE += metrics prom_http prom_textfile sink_prom
 USER_CORE += bound_check sink_bound timeline_svg sink_timeline
 # comm escaping; whole-record output with checked writes
 USER_CORE += escape output pid_check
+# --record, --replay: the facts and ticks the joiner was fed (docs/recording.md)
+USER_CORE += recording recording_read
 USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command run_end privilege
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
