@@ -131,6 +131,7 @@ test-unit: $(BUILD)/unit-tests
 	$(Q)$<
 
 include tests/tests.mk
+include tests/fuzz/fuzz.mk
 include tests/go/go.mk
 go-target-optional: | $(DEPS_STAMP)
 include packaging/install.mk

@@ -2,10 +2,10 @@
 # make test: every suite in turn. Each suite ends with "N passed, N failed
 # [, N skipped]"; the last line here is their sum. A suite that dies without
 # that line counts as one failure. Exit 1 if anything failed.
-#   NW_SUITES="unit integration package bench vm vm-vanilla" picks suites (default: all).
+#   NW_SUITES="unit fuzz integration package bench vm vm-vanilla" picks suites (default: all).
 set -uo pipefail
 build=${1:-build}
-suites=${NW_SUITES:-unit integration package bench vm vm-vanilla}
+suites=${NW_SUITES:-unit fuzz integration package bench vm vm-vanilla}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 passed=0 failed=0 skipped=0
@@ -36,6 +36,8 @@ run_suite() {
 for suite in $suites; do
 	case $suite in
 	unit) run_suite unit "$build/unit-tests" ;;
+	# the recording reader and the replay into the joiner, 12 s each
+	fuzz) run_suite fuzz env FUZZ_SECONDS="${FUZZ_TEST_SECONDS:-12}" tests/fuzz/run-fuzz.sh "$build" ;;
 	integration) run_suite integration python3 tests/integration/run.py --build "$build" ;;
 	# install, the man page and README against --help, the unit, the .deb
 	package) run_suite package python3 tests/package/run.py --build "$build" ;;
