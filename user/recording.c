@@ -88,6 +88,7 @@ struct recording_writer {
 	size_t len;
 	unsigned long long buffered; /* entries in buf */
 	unsigned long long lost;
+	unsigned long long skipped; /* malformed facts, not written */
 	bool failed;
 	__u64 last_flush_ns;
 };
@@ -262,12 +263,21 @@ fail:
 
 void recording_fact(struct recording_writer *w, const void *fact, size_t size)
 {
-	/* the ring buffer's record length bounds what is copied */
-	if (size > NW_REC_MAX_ENTRY) {
-		w->lost++;
+	const struct nw_fact_hdr *h = fact;
+
+	/* what a reader would refuse is not written: it would end the replay */
+	if (size < sizeof(*h) || h->size != size ||
+	    h->kind >= NW_FACT_KIND_MAX ||
+	    recording_kind_size(h->kind) != size) {
+		w->skipped++;
 		return;
 	}
 	put(w, fact, size, NULL, 0);
+}
+
+unsigned long long recording_skipped(const struct recording_writer *w)
+{
+	return w->skipped;
 }
 
 static struct nw_fact_hdr rec_hdr(unsigned int kind, size_t size, __u64 t_ns)

@@ -85,8 +85,12 @@ struct recording_writer;
  */
 struct recording_writer *recording_create(const char *path,
 					  const struct recording_info *info);
-/* As it came from the ring buffer; @size is its hdr.size. */
+/*
+ * As it came from the ring buffer. A fact the reader would refuse (@size
+ * not its hdr.size or its kind's) is skipped and counted, not written.
+ */
 void recording_fact(struct recording_writer *w, const void *fact, size_t size);
+unsigned long long recording_skipped(const struct recording_writer *w);
 /* joiner_tick(@now_ns); writes out what is buffered about twice a second. */
 void recording_tick(struct recording_writer *w, __u64 now_ns);
 void recording_counters(struct recording_writer *w, const __u64 *values,

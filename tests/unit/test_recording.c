@@ -413,3 +413,71 @@ TEST(recording_write_error_reported)
 	unlink(p);
 	rmdir(dir);
 }
+
+TEST(recording_skips_malformed_facts)
+{
+	char *dir = tmp_dir(), p[160];
+	struct nw_fact_wait wait = { .h = { .kind = NW_FACT_WAIT,
+					    .size = sizeof(wait) } };
+	struct recording_writer *w;
+	size_t len;
+	char *buf;
+	bool cut, err;
+
+	ASSERT_TRUE(dir);
+	snprintf(p, sizeof(p), "%s/rec", dir);
+	w = recording_create(p, &info);
+	ASSERT_TRUE(w);
+	recording_fact(w, &wait, 32); /* not its hdr.size */
+	wait.h.size = 32;
+	recording_fact(w, &wait, 32); /* not its kind's */
+	wait.h.kind = 0x7f;
+	recording_fact(w, &wait, 32); /* unknown */
+	wait.h.kind = NW_REC_TICK; /* a reporter kind from BPF */
+	recording_fact(w, &wait, 32);
+	EXPECT_EQ(recording_skipped(w), 4);
+	EXPECT_EQ(recording_close(w), 0);
+	buf = read_file(p, &len);
+	EXPECT_EQ(read_back(buf, len, &cut, &err), 1); /* END */
+	EXPECT_TRUE(!cut && !err);
+	free(buf);
+	unlink(p);
+	rmdir(dir);
+}
+
+/* A struct nw_counters grown by a field reads back whole. */
+TEST(recording_counters_any_count)
+{
+	struct recording_reader *r;
+	struct recording_writer *w;
+	struct recording_entry e;
+	char *dir = tmp_dir(), p[160];
+	__u64 v[NW_REC_MAX_COUNTERS + 1] = { 0 };
+	unsigned int n;
+
+	ASSERT_TRUE(dir);
+	snprintf(p, sizeof(p), "%s/rec", dir);
+	w = recording_create(p, &info);
+	ASSERT_TRUE(w);
+	for (n = 0; n <= NW_REC_MAX_COUNTERS + 1; n++)
+		recording_counters(w, v, n);
+	EXPECT_EQ(recording_close(w), 0);
+	r = recording_open(p, NULL, 0);
+	ASSERT_TRUE(r);
+	n = 0;
+	while (recording_next(r, &e) == RECORDING_ENTRY &&
+	       e.kind != NW_REC_END) {
+		const struct nw_rec_counters *c = e.data;
+		unsigned int want =
+			n > NW_REC_MAX_COUNTERS ? NW_REC_MAX_COUNTERS : n;
+
+		EXPECT_EQ(c->count, want);
+		EXPECT_EQ(e.size, 32 + 8 * want);
+		n++;
+	}
+	EXPECT_EQ(n, NW_REC_MAX_COUNTERS + 2);
+	EXPECT_TRUE(!recording_error(r));
+	recording_close_reader(r);
+	unlink(p);
+	rmdir(dir);
+}
