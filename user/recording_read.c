@@ -38,6 +38,8 @@ static const char *check_header(const struct nw_rec_header *h, size_t size)
 {
 	static char why[96];
 
+	if (!size)
+		return "empty: nothing was recorded";
 	if (size < sizeof(h->magic) ||
 	    memcmp(h->magic, NW_REC_MAGIC, sizeof(h->magic)))
 		return "not a notifwait recording (wrong magic)";
