@@ -28,6 +28,9 @@ enum nw_reply {
 	NW_REPLY_ADDFD_SEND,
 };
 
+/* pid_max is 32768 by default: room for the tracer and the rest */
+#define NW_MAX_TARGET_THREADS 16384
+
 struct nw_opts {
 	int targets;
 	int threads;
@@ -39,6 +42,8 @@ struct nw_opts {
 	long addfd_gap_us; /* sleep between an addfd and its SEND */
 	long addfd_size; /* the ADDFD ioctl's argument size (default 24) */
 	long recv_delay_us;
+	long thread_stack_kib;		/* target threads' stack size */
+	bool hold_recv;			/* first RECV once every thread waits */
 	bool killable;
 	bool recv_flag;
 	enum nw_reply reply;

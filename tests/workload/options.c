@@ -29,9 +29,12 @@ static const char usage[] =
 "  --pidns                      targets in a new pid namespace (CLONE_NEWPID)\n"
 "  --rlimit-nofile N            RLIMIT_NOFILE of the targets (addfd then fails with EMFILE)\n"
 "  --sa-restart                 install the target's signal handler with SA_RESTART\n"
+"  --thread-stack-kib N         stack size of each target thread in KiB (default 256)\n"
 "Supervisor:\n"
 "  --handle-us N                sleep between RECV returning and the reply (default 0)\n"
 "  --recv-delay-us N            sleep before RECV once a notification is pending\n"
+"  --hold-recv                  first RECV only once every target thread sleeps in its\n"
+"                               syscall: a queue as deep as the threads\n"
 "  --killable                   filter flag SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV\n"
 "  --recv-flag                  RECV with flags = SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE\n"
 "                               (exit 3 if the kernel refuses it)\n"
@@ -70,7 +73,7 @@ enum {
 	OPT_REPLY_VALUE, OPT_REPLY_ERROR, OPT_RLIMIT, OPT_SIGNAL, OPT_SIG_AFTER,
 	OPT_SIG_BEFORE, OPT_SA_RESTART, OPT_SIGURG, OPT_KILL_TARGET,
 	OPT_KILL_SUPERVISOR, OPT_CLOSE, OPT_PIDNS, OPT_TRUTH, OPT_DEMO, OPT_GATE,
-	OPT_RUN, OPT_STOP_TARGET, OPT_ADDFD_SIZE,
+	OPT_RUN, OPT_STOP_TARGET, OPT_ADDFD_SIZE, OPT_HOLD_RECV, OPT_STACK,
 };
 
 static const struct option longopts[] = {
@@ -82,6 +85,8 @@ static const struct option longopts[] = {
 	{ "handle-us", required_argument, NULL, OPT_HANDLE },
 	{ "addfd-gap-us", required_argument, NULL, OPT_ADDFD_GAP },
 	{ "addfd-size", required_argument, NULL, OPT_ADDFD_SIZE },
+	{ "hold-recv", no_argument, NULL, OPT_HOLD_RECV },
+	{ "thread-stack-kib", required_argument, NULL, OPT_STACK },
 	{ "recv-delay-us", required_argument, NULL, OPT_RECV_DELAY },
 	{ "killable", no_argument, NULL, OPT_KILLABLE },
 	{ "recv-flag", no_argument, NULL, OPT_RECV_FLAG },
@@ -223,8 +228,10 @@ static int check(const struct nw_opts *o)
 		why = "--signal-before-recv and --signal-after-recv-us exclude each other";
 	else if (o->signal == SIGKILL || o->signal == SIGSTOP)
 		why = "--signal cannot be SIGKILL/SIGSTOP (see --kill-target-after-recv-us)";
-	else if (o->targets * (long)o->threads > 4096)
-		why = "more than 4096 target threads";
+	else if (o->targets * (long)o->threads > NW_MAX_TARGET_THREADS)
+		why = "more than 16384 target threads";
+	else if (o->hold_recv && o->exec_argv)
+		why = "--hold-recv needs the built-in target's threads, not PROGRAM";
 	else if (o->exec_argv && o->demo)
 		why = "--demo runs its own targets: no PROGRAM";
 	else if (o->exec_argv && (o->threads > 1 || o->iterations > 1))
@@ -252,7 +259,7 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		.rlimit_nofile = -1, .signal_after_recv_us = -1,
 		.sigurg_period_us = -1, .kill_target_after_recv_us = -1,
 		.kill_supervisor_after_recv_us = -1, .stop_target_us = -1,
-		.run = "main",
+		.run = "main", .thread_stack_kib = 256,
 	};
 
 	opterr = 0;
@@ -266,6 +273,8 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		case OPT_HANDLE: r = parse_long("--handle-us", optarg, 0, LONG_MAX / 1000, &o->handle_us); break;
 		case OPT_ADDFD_GAP: r = parse_long("--addfd-gap-us", optarg, 0, LONG_MAX / 1000, &o->addfd_gap_us); break;
 		case OPT_ADDFD_SIZE: r = parse_long("--addfd-size", optarg, 24, NW_ADDFD_SIZE_MAX, &o->addfd_size); break;
+		case OPT_HOLD_RECV: o->hold_recv = true; break;
+		case OPT_STACK: r = parse_long("--thread-stack-kib", optarg, 128, 65536, &o->thread_stack_kib); break;
 		case OPT_RECV_DELAY: r = parse_long("--recv-delay-us", optarg, 0, LONG_MAX / 1000, &o->recv_delay_us); break;
 		case OPT_KILLABLE: o->killable = true; break;
 		case OPT_RECV_FLAG: o->recv_flag = true; break;

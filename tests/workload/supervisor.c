@@ -272,6 +272,31 @@ static void signal_before_recv(const struct listener *l)
 	}
 }
 
+/*
+ * --hold-recv: before the first RECV, wait until every target thread is
+ * asleep inside its intercepted syscall (its slot says so and /proc shows
+ * it sleeping), so that they all wait on the listener at once. A thread
+ * stays so until a reply or a signal: each is checked once, in order.
+ */
+static void hold_until_queued(void)
+{
+	uint64_t deadline = nw_now() + 120ULL * 1000000000ULL;
+	int i = 0, n = nw_shared->nslots;
+
+	while (i < n && nw_now() < deadline) {
+		const struct nw_slot *s = &nw_shared->slots[i];
+
+		if (__atomic_load_n(&s->ready, __ATOMIC_SEQ_CST) &&
+		    __atomic_load_n(&s->in_syscall, __ATOMIC_SEQ_CST) &&
+		    task_state(s) == 'S')
+			i++;
+		else
+			usleep(1000);
+	}
+	truth_emit("hold", "\"sup_pid\":%d,\"queued\":%d,\"threads\":%d,\"t\":%llu",
+		   self, i, n, ull(nw_now()));
+}
+
 /* Returns -1 when the listener is gone, NW_EXIT_UNSUPPORTED to stop. */
 static int handle_one(struct listener *l)
 {
@@ -282,6 +307,12 @@ static int handle_one(struct listener *l)
 	char idbuf[24];
 	int r, e;
 
+	static bool held;
+
+	if (nw_opts.hold_recv && !held) {
+		hold_until_queued();
+		held = true;
+	}
 	if (nw_opts.signal_before_recv)
 		signal_before_recv(l);
 	if (nw_opts.recv_delay_us)

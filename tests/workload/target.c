@@ -190,6 +190,7 @@ int nw_target_main(int target_idx, int sock)
 	int nthreads = nw_opts.threads, i, fd;
 	struct thread_arg *args;
 	pthread_barrier_t barrier;
+	pthread_attr_t attr;
 	struct nw_ids ids;
 
 	if (install_handlers()) {
@@ -215,17 +216,27 @@ int nw_target_main(int target_idx, int sock)
 	if (!args)
 		return NW_EXIT_FAIL;
 	pthread_barrier_init(&barrier, NULL, nthreads + 1);
+	/*
+	 * Small stacks, so that thousands of threads fit: the static TLS
+	 * (the handler buffer, 64 KiB) is carved from the same mapping.
+	 */
+	if (pthread_attr_init(&attr) ||
+	    pthread_attr_setstacksize(&attr, nw_opts.thread_stack_kib * 1024)) {
+		fprintf(stderr, "nw-workload: pthread_attr_setstacksize failed\n");
+		return NW_EXIT_FAIL;
+	}
 	for (i = 0; i < nthreads; i++) {
 		args[i].target = target_idx;
 		args[i].index = i;
 		args[i].slot = &nw_shared->slots[target_idx * nthreads + i];
 		args[i].barrier = &barrier;
-		errno = pthread_create(&args[i].thread, NULL, thread_main, &args[i]);
+		errno = pthread_create(&args[i].thread, &attr, thread_main, &args[i]);
 		if (errno) {
 			perror("nw-workload: pthread_create");
 			exit(NW_EXIT_FAIL);
 		}
 	}
+	pthread_attr_destroy(&attr);
 	pthread_barrier_wait(&barrier);
 	if (nw_apply_rlimit_nofile())
 		exit(NW_EXIT_FAIL);
