@@ -69,6 +69,8 @@ USER_CORE += bound_check sink_bound timeline_svg sink_timeline
 USER_CORE += escape output pid_check
 # --record, --replay: the facts and ticks the joiner was fed (docs/recording.md)
 USER_CORE += recording recording_read
+# facts -> records (issue #14): not yet fed by the live path
+USER_CORE += joiner
 USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command run_end privilege
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)

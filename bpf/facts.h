@@ -16,6 +16,10 @@
 #ifndef NOTIFWAIT_FACTS_H
 #define NOTIFWAIT_FACTS_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 #define NW_FACTS_VERSION 1
 #define NW_FACT_MAX_SIZE 64
 
@@ -110,6 +114,7 @@ struct nw_fact_return {
 
 /* NW_FACT_RECV: h.flags */
 #define NW_RECV_SEED_FLAG 0x01 /* RECV asked SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE */
+#define NW_RECV_FILTER_KILLABLE 0x02 /* the listener's filter->wait_killable_recv */
 
 struct nw_fact_recv {
 	struct nw_fact_hdr h;
@@ -120,11 +125,15 @@ struct nw_fact_recv {
 	/* the knotif's task, found on the listener's list; 0: not found */
 	__u32 target_tid;
 	__u32 target_tgid;
+	/* seccomp_notif.data: what a wait seen only at RECV is about */
+	__s32 nr;
+	__u32 arch;
 };
 
 /* NW_FACT_REPLY and NW_FACT_REPLY_DONE: h.flags */
 #define NW_REPLY_OP_SEND 1
 #define NW_REPLY_OP_ADDFD 2
+#define NW_REPLY_OP_MASK 0x03
 
 struct nw_fact_reply {
 	struct nw_fact_hdr h;
@@ -148,6 +157,7 @@ struct nw_fact_reply_done {
 #define NW_SIG_GROUP 0x01 /* process-directed */
 #define NW_SIG_MASKED 0x02 /* in the target's blocked mask */
 #define NW_SIG_HAVE_KEY 0x04 /* filter/id: the target's knotif on its listener */
+#define NW_SIG_FILTER_KILLABLE 0x08 /* HAVE_KEY: the listener's filter flag */
 
 struct nw_fact_signal {
 	struct nw_fact_hdr h; /* the sender */
@@ -157,6 +167,8 @@ struct nw_fact_signal {
 	__s32 result; /* TRACE_SIGNAL_* */
 	__u64 filter;
 	__u64 id;
+	__s32 nr; /* HAVE_KEY: the knotif's syscall */
+	__u32 pad;
 };
 
 struct nw_fact_deliver {

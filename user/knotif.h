@@ -67,6 +67,11 @@ struct knotif {
 	struct nw_signal early_late[NW_MAX_SIGNALS];
 	unsigned int nearly_late;
 
+	/* the joiner's: when the wait was closed (its clock), replies still open */
+	__u64 t_closed_ns;
+	unsigned int replies_in_flight;
+	__u32 supervisor_tid; /* whose TASK fact names the supervisor */
+
 	/* derived by knotif_derive() */
 	enum nw_outcome outcome;
 	enum nw_signal_effect effect[NW_MAX_SIGNALS];

@@ -76,11 +76,13 @@ static bool settled(const struct knotif *k, __u64 now_ns)
 
 	if (!k->have_event)
 		return false;
-	if (!nw_span(k->ev.t_return_ns, now_ns, &age))
+	if (!nw_span(k->t_closed_ns ? k->t_closed_ns : k->ev.t_return_ns,
+		     now_ns, &age))
 		return false;
 	if (age >= NW_LINGER_NS)
 		return true;
-	return age >= NW_SETTLE_NS && !knotif_awaits_delivery(k);
+	return age >= NW_SETTLE_NS && !k->replies_in_flight &&
+	       !knotif_awaits_delivery(k);
 }
 
 static void hand_over(struct knotif_table *t, struct knotif_entry *e)
@@ -97,6 +99,24 @@ void knotif_table_flush(struct knotif_table *t, __u64 now_ns)
 	HASH_ITER(hh, t->entries, e, tmp)
 		if (settled(&e->k, now_ns))
 			hand_over(t, e);
+}
+
+void knotif_table_for_each(struct knotif_table *t,
+			   void (*fn)(struct knotif *k, void *ctx), void *ctx)
+{
+	struct knotif_entry *e, *tmp;
+
+	HASH_ITER(hh, t->entries, e, tmp)
+		fn(&e->k, ctx);
+}
+
+void knotif_table_remove(struct knotif_table *t, struct knotif *k)
+{
+	struct knotif_entry *e;
+
+	HASH_FIND(hh, t->entries, &k->ev.key, sizeof(k->ev.key), e);
+	if (e && &e->k == k)
+		drop(t, e);
 }
 
 void knotif_table_flush_all(struct knotif_table *t)

@@ -28,6 +28,11 @@ struct knotif *knotif_table_find(struct knotif_table *t,
 void knotif_table_flush(struct knotif_table *t, __u64 now_ns);
 /* Hands every record with an event to the callback, and drops the rest. */
 void knotif_table_flush_all(struct knotif_table *t);
+/* Calls @fn on every held record (it must not add or remove any). */
+void knotif_table_for_each(struct knotif_table *t,
+			   void (*fn)(struct knotif *k, void *ctx), void *ctx);
+/* Drops @k without handing it over. */
+void knotif_table_remove(struct knotif_table *t, struct knotif *k);
 unsigned int knotif_table_size(const struct knotif_table *t);
 
 #endif /* NW_KNOTIF_TABLE_H */

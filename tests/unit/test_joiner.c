@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The joiner, fed the fact sequences behind the races of docs/races.md
+ * (and docs/joiner.md): each test is one such sequence, in t_ns order or
+ * in the ring buffer's order, and what the record must say.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "facts.h"
+#include "joiner.h"
+#include "knotif_table.h"
+#include "unit.h"
+
+#define FILTER 0xf117e2ULL
+#define TARGET 100
+#define SUP 200
+#define SENDER 300
+#define SIGURG 23
+#define SIGKILL 9
+#define ENOENT 2
+#define ERESTARTSYS 512
+
+struct out {
+	int n, failed;
+	struct knotif k[64];
+	struct nw_reply_failed_event r;
+};
+
+static void got_knotif(struct knotif *k, void *ctx)
+{
+	struct out *o = ctx;
+
+	if (o->n < 64)
+		o->k[o->n] = *k;
+	o->n++;
+}
+
+static void got_failed(const struct nw_reply_failed_event *r, void *ctx)
+{
+	struct out *o = ctx;
+
+	o->failed++;
+	o->r = *r;
+}
+
+static struct joiner *joiner_for(struct out *o)
+{
+	struct joiner_config cfg = { .knotif = got_knotif,
+				     .reply_failed = got_failed,
+				     .ctx = o };
+
+	memset(o, 0, sizeof(*o));
+	return joiner_new(&cfg);
+}
+
+static void hdr(struct nw_fact_hdr *h, __u8 kind, __u16 size, __u32 tid,
+		__u64 t)
+{
+	h->kind = kind;
+	h->size = size;
+	h->tid = tid;
+	h->tgid = tid;
+	h->t_ns = t;
+}
+
+static void task(struct joiner *j, __u32 tid, const char *comm, __u64 t)
+{
+	struct nw_fact_task f = {};
+
+	hdr(&f.h, NW_FACT_TASK, sizeof(f), tid, t);
+	strncpy(f.comm, comm, sizeof(f.comm) - 1);
+	f.vtid = tid;
+	joiner_feed(j, &f, sizeof(f));
+}
+
+static void wait_fact(struct joiner *j, __u32 tid, __u64 id, __u8 flags,
+		      __u64 t, __u64 t_start, __u64 pending)
+{
+	struct nw_fact_wait f = {};
+
+	hdr(&f.h, NW_FACT_WAIT, sizeof(f), tid, t);
+	f.h.flags = flags;
+	f.filter = FILTER;
+	f.id = id;
+	f.t_start_ns = t_start;
+	f.pending = pending;
+	f.nr = 110;
+	f.arch = NW_AUDIT_ARCH_X86_64;
+	joiner_feed(j, &f, sizeof(f));
+}
+
+static void ret_fact(struct joiner *j, __u32 tid, __u64 id, __u8 flags,
+		     __s64 ret, __u64 t, __u64 pending)
+{
+	struct nw_fact_return f = {};
+
+	hdr(&f.h, NW_FACT_RETURN, sizeof(f), tid, t);
+	f.h.flags = flags;
+	f.filter = FILTER;
+	f.id = id;
+	f.ret = ret;
+	f.pending = pending;
+	f.nr = 110;
+	joiner_feed(j, &f, sizeof(f));
+}
+
+static void recv_fact(struct joiner *j, __u64 id, __u32 target, __u64 t)
+{
+	struct nw_fact_recv f = {};
+
+	hdr(&f.h, NW_FACT_RECV, sizeof(f), SUP, t);
+	f.filter = FILTER;
+	f.id = id;
+	f.seen_pid = target;
+	f.target_tid = target;
+	f.target_tgid = target;
+	f.nr = 110;
+	f.arch = NW_AUDIT_ARCH_X86_64;
+	joiner_feed(j, &f, sizeof(f));
+}
+
+static void send_fact(struct joiner *j, __u64 id, __s64 val, __u64 t_enter,
+		      __u64 t_exit, __s64 ret)
+{
+	struct nw_fact_reply r = {};
+	struct nw_fact_reply_done d = {};
+
+	hdr(&r.h, NW_FACT_REPLY, sizeof(r), SUP, t_enter);
+	r.h.flags = NW_REPLY_OP_SEND;
+	r.filter = FILTER;
+	r.id = id;
+	r.val = val;
+	r.cmd = NW_IOCTL_NOTIF_SEND;
+	joiner_feed(j, &r, sizeof(r));
+	hdr(&d.h, NW_FACT_REPLY_DONE, sizeof(d), SUP, t_exit);
+	d.h.flags = NW_REPLY_OP_SEND;
+	d.filter = FILTER;
+	d.id = id;
+	d.ret = ret;
+	joiner_feed(j, &d, sizeof(d));
+}
+
+static void signal_fact(struct joiner *j, __u32 tid, __u32 sig, int result,
+			__u8 flags, __u64 t)
+{
+	struct nw_fact_signal f = {};
+
+	hdr(&f.h, NW_FACT_SIGNAL, sizeof(f), SENDER, t);
+	f.h.flags = flags;
+	f.target_tid = tid;
+	f.target_tgid = TARGET;
+	f.sig = sig;
+	f.result = result;
+	joiner_feed(j, &f, sizeof(f));
+}
+
+static void deliver_fact(struct joiner *j, __u32 tid, __u32 sig, __u64 t)
+{
+	struct nw_fact_deliver f = {};
+
+	hdr(&f.h, NW_FACT_DELIVER, sizeof(f), tid, t);
+	f.sig = sig;
+	joiner_feed(j, &f, sizeof(f));
+}
+
+/* Everything applied and settled, as at the end of a run. */
+static void drain(struct joiner *j)
+{
+	joiner_tick(j, 10ULL * 1000 * 1000 * 1000);
+	joiner_finish(j);
+}
+
+#define SIG_BIT(s) (1ULL << ((s)-1))
+
+TEST(joiner_replied_in_order)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	task(j, TARGET, "target", 50);
+	task(j, SUP, "sup", 60);
+	wait_fact(j, TARGET, 7, NW_WAIT_WAKEUP, 100, 0, 0);
+	wait_fact(j, TARGET, 7, NW_WAIT_SLEEP, 110, 0, 0);
+	recv_fact(j, 7, TARGET, 200);
+	send_fact(j, 7, 42, 300, 320, 0);
+	ret_fact(j, TARGET, 7, 0, 42, 310, 0);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].outcome, NW_OUTCOME_REPLIED);
+	EXPECT_EQ(o.k[0].ev.t_notify_ns, 100);
+	EXPECT_EQ(o.k[0].ev.notify_source, NW_SEEN_WAKEUP);
+	EXPECT_EQ(o.k[0].ev.t_recv_ns, 200);
+	EXPECT_EQ(o.k[0].ev.t_reply_ns, 300);
+	EXPECT_EQ(o.k[0].ev.t_return_ns, 310);
+	EXPECT_EQ(o.k[0].ev.ret, 42);
+	EXPECT_EQ(o.k[0].ev.reply_val, 42);
+	EXPECT_EQ(o.k[0].ev.interruptible_sleeps, 1);
+	EXPECT_STREQ(o.k[0].ev.comm, "target");
+	EXPECT_STREQ(o.k[0].ev.supervisor_comm, "sup");
+	EXPECT_EQ(o.k[0].ev.supervisor_tgid, SUP);
+	joiner_free(j);
+}
+
+/* Ring-buffer order is not event order: two CPUs interleave. */
+TEST(joiner_orders_by_time_not_arrival)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	ret_fact(j, TARGET, 7, 0, 42, 310, 0);
+	send_fact(j, 7, 42, 300, 320, 0);
+	recv_fact(j, 7, TARGET, 200);
+	wait_fact(j, TARGET, 7, NW_WAIT_WAKEUP, 100, 0, 0);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].outcome, NW_OUTCOME_REPLIED);
+	EXPECT_EQ(o.k[0].ev.t_notify_ns, 100);
+	EXPECT_EQ(o.k[0].ev.t_reply_ns, 300);
+	joiner_free(j);
+}
+
+/*
+ * signal_generate fires after the wake-up it causes: the target returns
+ * before its sender's fact (docs/races.md: "a killed record without its
+ * SIGKILL", and the SIGURG the BPF rule could not tell apart).
+ */
+TEST(joiner_signal_seen_after_return_interrupts)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 7, NW_WAIT_SLEEP, 100, 0, 0);
+	ret_fact(j, TARGET, 7, 0, -ERESTARTSYS, 200, SIG_BIT(SIGURG));
+	signal_fact(j, TARGET, SIGURG, 0, 0, 210);
+	deliver_fact(j, TARGET, SIGURG, 220);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].outcome, NW_OUTCOME_INTERRUPTED_BEFORE_RECV);
+	ASSERT_TRUE(o.k[0].ev.nsignals == 1);
+	EXPECT_EQ(o.k[0].ev.signals[0].seen_after_return, 1);
+	EXPECT_EQ(o.k[0].ev.signals[0].t_sent_ns, 210);
+	EXPECT_EQ(o.k[0].ev.signals[0].before_wait, 0);
+	EXPECT_EQ(o.k[0].effect[0], NW_EFFECT_INTERRUPTED);
+	EXPECT_EQ(o.k[0].t_delivered_ns[0], 220);
+	joiner_free(j);
+}
+
+/* Sent again after its delivery: a new signal, not the wait's. */
+TEST(joiner_signal_after_delivery_is_not_claimed)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 7, NW_WAIT_SLEEP, 100, 0, 0);
+	ret_fact(j, TARGET, 7, 0, -ERESTARTSYS, 200, SIG_BIT(SIGURG));
+	deliver_fact(j, TARGET, SIGURG, 220);
+	signal_fact(j, TARGET, SIGURG, 0, 0, 230);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	ASSERT_TRUE(o.k[0].ev.nsignals == 1);
+	EXPECT_EQ(o.k[0].ev.signals[0].before_wait, 1);
+	EXPECT_EQ(o.k[0].ev.signals[0].t_sent_ns, 0);
+	EXPECT_EQ(o.k[0].t_delivered_ns[0], 220);
+	joiner_free(j);
+}
+
+TEST(joiner_sigkill_in_killable_window)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 7, NW_WAIT_SLEEP | NW_WAIT_FILTER_KILLABLE, 100, 0,
+		  0);
+	recv_fact(j, 7, TARGET, 150);
+	ret_fact(j, TARGET, 7, NW_RET_EXITED | NW_RET_FATAL, -ERESTARTSYS, 200,
+		 SIG_BIT(SIGKILL));
+	signal_fact(j, TARGET, SIGKILL, 0, NW_SIG_GROUP, 205);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].outcome, NW_OUTCOME_KILLED);
+	ASSERT_TRUE(o.k[0].ev.nsignals == 1);
+	EXPECT_EQ(o.k[0].ev.signals[0].sig, SIGKILL);
+	EXPECT_EQ(o.k[0].effect[0], NW_EFFECT_FATAL);
+	joiner_free(j);
+}
+
+/* fentry: a signal between the bracket's entry and the knotif being known */
+TEST(joiner_early_signal_in_bracket)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	signal_fact(j, TARGET, SIGURG, 0, 0, 90); /* before the bracket */
+	deliver_fact(j, TARGET, SIGURG, 95);
+	signal_fact(j, TARGET, SIGURG, 0, 0, 150);
+	wait_fact(j, TARGET, 7, NW_WAIT_ENTRY, 200, 120, SIG_BIT(SIGURG));
+	ret_fact(j, TARGET, 7, 0, -ERESTARTSYS, 210, SIG_BIT(SIGURG));
+	deliver_fact(j, TARGET, SIGURG, 220);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].ev.t_notify_ns, 120);
+	EXPECT_EQ(o.k[0].ev.notify_source, NW_SEEN_ENTRY);
+	ASSERT_TRUE(o.k[0].ev.nsignals == 1);
+	EXPECT_EQ(o.k[0].ev.signals[0].t_sent_ns, 150);
+	EXPECT_EQ(o.k[0].effect[0], NW_EFFECT_INTERRUPTED);
+	EXPECT_EQ(o.k[0].t_delivered_ns[0], 220);
+	joiner_free(j);
+}
+
+/* tracepoint: RECV before the target slept or woke anyone */
+TEST(joiner_recv_before_target_side)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	recv_fact(j, 7, TARGET, 100);
+	wait_fact(j, TARGET, 7, NW_WAIT_SLEEP, 150, 0, 0);
+	send_fact(j, 7, 0, 200, 220, 0);
+	ret_fact(j, TARGET, 7, 0, 0, 210, 0);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].ev.t_notify_ns, 0);
+	EXPECT_EQ(o.k[0].ev.notify_source, NW_SEEN_RECV);
+	EXPECT_EQ(o.k[0].ev.target_tid, TARGET);
+	EXPECT_EQ(o.k[0].outcome, NW_OUTCOME_REPLIED);
+	joiner_free(j);
+}
+
+/* tracepoint: never slept, answered: only RECV and a NO_KEY exit */
+TEST(joiner_recv_only_ends_at_skipped_exit)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	recv_fact(j, 7, TARGET, 100);
+	send_fact(j, 7, 5, 200, 220, 0);
+	ret_fact(j, TARGET, 8, NW_RET_NO_KEY, 5, 210, 0);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].ev.key.id, 7);
+	EXPECT_EQ(o.k[0].outcome, NW_OUTCOME_REPLIED);
+	EXPECT_EQ(o.k[0].ev.t_return_ns, 210);
+	joiner_free(j);
+}
+
+TEST(joiner_coalesced_send)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 7, NW_WAIT_SLEEP | NW_WAIT_FILTER_KILLABLE, 100, 0,
+		  0);
+	recv_fact(j, 7, TARGET, 150);
+	signal_fact(j, TARGET, SIGURG, 0, 0, 160);
+	wait_fact(j, TARGET, 7,
+		  NW_WAIT_SLEEP | NW_WAIT_KILLABLE | NW_WAIT_FILTER_KILLABLE,
+		  165, 0, SIG_BIT(SIGURG));
+	signal_fact(j, TARGET, SIGURG, 2, 0, 170);
+	send_fact(j, 7, 0, 200, 220, 0);
+	ret_fact(j, TARGET, 7, 0, 0, 210, SIG_BIT(SIGURG));
+	deliver_fact(j, TARGET, SIGURG, 230);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	ASSERT_TRUE(o.k[0].ev.nsignals == 2);
+	EXPECT_EQ(o.k[0].effect[0], NW_EFFECT_DEFERRED);
+	EXPECT_EQ(o.k[0].effect[1], NW_EFFECT_COALESCED);
+	EXPECT_EQ(o.k[0].t_delivered_ns[0], 230);
+	EXPECT_EQ(o.k[0].ev.t_killable_ns, 165);
+	EXPECT_EQ(o.k[0].ev.killable_cause, NW_CAUSE_SIGNAL);
+	joiner_free(j);
+}
+
+/* The reply race: the target took the interrupted path, SEND fails ENOENT. */
+TEST(joiner_reply_after_interrupt_fails)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 7, NW_WAIT_SLEEP, 100, 0, 0);
+	recv_fact(j, 7, TARGET, 150);
+	signal_fact(j, TARGET, SIGURG, 0, 0, 160);
+	ret_fact(j, TARGET, 7, 0, -ERESTARTSYS, 170, SIG_BIT(SIGURG));
+	send_fact(j, 7, 0, 200, 210, -ENOENT);
+	deliver_fact(j, TARGET, SIGURG, 175);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].outcome, NW_OUTCOME_INTERRUPTED_AFTER_RECV);
+	EXPECT_EQ(o.failed, 1);
+	EXPECT_EQ(o.r.ret, -ENOENT);
+	EXPECT_EQ(o.r.t_ns, 200);
+	EXPECT_EQ(o.k[0].reply_failed, 1);
+	EXPECT_EQ(o.k[0].ev.t_reply_ns, 0);
+	joiner_free(j);
+}
+
+/* tracepoint: aborted before anyone saw it; the exit names the newest id */
+TEST(joiner_unseen_exit_takes_newest_unseen_id)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET + 1, 4, NW_WAIT_SLEEP, 90, 0, 0);
+	ret_fact(j, TARGET, 5, NW_RET_NO_KEY, -ERESTARTSYS, 100,
+		 SIG_BIT(SIGURG));
+	ret_fact(j, TARGET + 1, 4, 0, 0, 120, 0);
+	drain(j);
+	ASSERT_TRUE(o.n == 2);
+	EXPECT_EQ(o.k[0].ev.key.id + o.k[1].ev.key.id, 3 + 4);
+	joiner_free(j);
+}
+
+TEST(joiner_prior_guess_at_killable_sleep)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	recv_fact(j, 7, TARGET, 100);
+	wait_fact(j, TARGET, 7,
+		  NW_WAIT_SLEEP | NW_WAIT_KILLABLE | NW_WAIT_FILTER_KILLABLE,
+		  110, 0, SIG_BIT(SIGURG));
+	send_fact(j, 7, 0, 200, 220, 0);
+	ret_fact(j, TARGET, 7, 0, 0, 210, SIG_BIT(SIGURG));
+	deliver_fact(j, TARGET, SIGURG, 230);
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	ASSERT_TRUE(o.k[0].ev.nsignals == 1);
+	EXPECT_EQ(o.k[0].ev.signals[0].before_wait, 1);
+	EXPECT_EQ(o.k[0].effect[0], NW_EFFECT_DEFERRED);
+	EXPECT_EQ(o.k[0].t_delivered_ns[0], 230);
+	joiner_free(j);
+}
+
+/* A process-directed signal names the leader; another thread waits. */
+TEST(joiner_group_signal_finds_waiting_thread)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+	struct nw_fact_wait w = {};
+
+	ASSERT_TRUE(j);
+	hdr(&w.h, NW_FACT_WAIT, sizeof(w), TARGET + 5, 100);
+	w.h.tgid = TARGET;
+	w.h.flags = NW_WAIT_SLEEP;
+	w.filter = FILTER;
+	w.id = 7;
+	joiner_feed(j, &w, sizeof(w));
+	signal_fact(j, TARGET, SIGURG, 0, NW_SIG_GROUP, 150);
+	ret_fact(j, TARGET + 5, 7, 0, -ERESTARTSYS, 160, SIG_BIT(SIGURG));
+	drain(j);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].ev.target_tid, TARGET + 5);
+	ASSERT_TRUE(o.k[0].ev.nsignals == 1);
+	EXPECT_EQ(o.k[0].ev.signals[0].t_sent_ns, 150);
+	joiner_free(j);
+}
+
+/* A SEND still in its ioctl holds the record, however long it settles. */
+TEST(joiner_reply_in_flight_holds_record)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+	struct nw_fact_reply r = {};
+	struct nw_fact_reply_done d = {};
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 7, NW_WAIT_SLEEP, 100, 0, 0);
+	recv_fact(j, 7, TARGET, 150);
+	hdr(&r.h, NW_FACT_REPLY, sizeof(r), SUP, 200);
+	r.h.flags = NW_REPLY_OP_SEND;
+	r.filter = FILTER;
+	r.id = 7;
+	r.val = 3;
+	joiner_feed(j, &r, sizeof(r));
+	ret_fact(j, TARGET, 7, 0, 3, 210, 0);
+	joiner_tick(j, 210 + NW_REORDER_NS + NW_SETTLE_NS + 1);
+	EXPECT_EQ(o.n, 0);
+	hdr(&d.h, NW_FACT_REPLY_DONE, sizeof(d), SUP, 210 + NW_SETTLE_NS + 2);
+	d.h.flags = NW_REPLY_OP_SEND;
+	d.filter = FILTER;
+	d.id = 7;
+	joiner_feed(j, &d, sizeof(d));
+	joiner_tick(j, 210 + NW_REORDER_NS + NW_SETTLE_NS + 3);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].outcome, NW_OUTCOME_REPLIED);
+	EXPECT_EQ(o.k[0].ev.t_reply_ns, 200);
+	joiner_free(j);
+}
+
+/* At any queue depth: 10,000 waiting on one listener, all identified. */
+TEST(joiner_ten_thousand_waiting)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+	struct joiner_counters c;
+	__u64 id;
+
+	ASSERT_TRUE(j);
+	for (id = 1; id <= 10000; id++)
+		wait_fact(j, 1000 + id, id, NW_WAIT_WAKEUP, id, 0, 0);
+	for (id = 1; id <= 10000; id++) {
+		recv_fact(j, id, 1000 + id, 20000 + 4 * id);
+		send_fact(j, id, 0, 20001 + 4 * id, 20003 + 4 * id, 0);
+		ret_fact(j, 1000 + id, id, 0, 0, 20002 + 4 * id, 0);
+	}
+	drain(j);
+	joiner_counters(j, &c);
+	EXPECT_EQ(o.n, 10000);
+	EXPECT_EQ(c.unidentified, 0);
+	EXPECT_EQ(c.dropped_knotifs, 0);
+	EXPECT_EQ(c.malformed, 0);
+	joiner_free(j);
+}
+
+TEST(joiner_refuses_malformed_facts)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+	struct nw_fact_wait w = {};
+	struct joiner_counters c;
+
+	ASSERT_TRUE(j);
+	hdr(&w.h, NW_FACT_WAIT, sizeof(w), TARGET, 1);
+	EXPECT_EQ(joiner_feed(j, &w, sizeof(w) - 1), -EINVAL);
+	w.h.kind = 99;
+	EXPECT_EQ(joiner_feed(j, &w, sizeof(w)), -EINVAL);
+	w.h.kind = NW_FACT_WAIT;
+	w.h.size = 12;
+	EXPECT_EQ(joiner_feed(j, &w, sizeof(w)), -EINVAL);
+	EXPECT_EQ(joiner_feed(j, &w, 3), -EINVAL);
+	joiner_counters(j, &c);
+	EXPECT_EQ(c.malformed, 4);
+	drain(j);
+	EXPECT_EQ(o.n, 0);
+	joiner_free(j);
+}
+
+/* Open at the end: reported pending; seen only at RECV: counted, not made up */
+TEST(joiner_finish_reports_pending_and_unidentified)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+	struct joiner_counters c;
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 7, NW_WAIT_SLEEP, 100, 0, 0);
+	recv_fact(j, 8, 0, 150);
+	joiner_finish(j);
+	joiner_counters(j, &c);
+	ASSERT_TRUE(o.n == 1);
+	EXPECT_EQ(o.k[0].outcome, NW_OUTCOME_PENDING);
+	EXPECT_EQ(c.unidentified, 1);
+	joiner_free(j);
+}

@@ -1,0 +1,1002 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The joiner: facts in t_ns order -> notification records. Each fact
+ * handler below is one rule of docs/joiner.md; the facts were seen by one
+ * thread each, so every question "who saw what first" is answered here,
+ * on one thread, by the facts' timestamps.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+#include "facts.h"
+#include "joiner.h"
+#include "knotif_table.h"
+
+#define ERESTARTSYS 512
+#define SIGKILL 9
+#define SIGRTMIN_KERNEL 32
+#define NW_UNSEEN_LOOKBACK 4
+#define NW_EARLY_SIGNALS 4
+#define NW_ENDED_KEYS 8192
+#define NW_DEFAULT_MAX_KNOTIFS 10240
+
+union fact {
+	struct nw_fact_hdr h;
+	struct nw_fact_task task;
+	struct nw_fact_wait wait;
+	struct nw_fact_return ret;
+	struct nw_fact_recv recv;
+	struct nw_fact_reply reply;
+	struct nw_fact_reply_done done;
+	struct nw_fact_signal sig;
+	struct nw_fact_deliver deliver;
+	unsigned char bytes[NW_FACT_MAX_SIZE];
+};
+
+struct held {
+	__u64 seq; /* arrival order: ties of t_ns keep it */
+	union fact f;
+};
+
+/* A signal seen before its thread's wait was: fentry's bracket adopts it. */
+struct early_signal {
+	struct nw_signal s;
+};
+
+/* The end of a wait, for a signal whose sender's program ran after it. */
+struct just_ended {
+	struct nw_knotif_key key;
+	__u64 unclaimed; /* pending standard signals no queued one explains */
+};
+
+struct thread {
+	__u32 tid, tgid, vtid;
+	char comm[NW_COMM_LEN];
+	struct knotif_ref {
+		bool set;
+		struct nw_knotif_key key;
+	} wait;
+	struct early_signal early[NW_EARLY_SIGNALS];
+	unsigned int nearly;
+	struct just_ended ended;
+	struct {
+		bool set;
+		__u64 t_enter_ns;
+		struct nw_fact_reply r;
+	} reply;
+	UT_hash_handle hh;
+};
+
+/* A queued signal waiting for its delivery, by (tid, sig): like sigpend. */
+struct sigpend {
+	struct sigpend_key {
+		__u32 tid;
+		__u32 sig;
+	} k;
+	struct nw_knotif_key key;
+	__u64 t_sent_ns;
+	__u32 sender_tgid;
+	UT_hash_handle hh;
+};
+
+/* Notifications handed over (or dropped) lately: late facts about them. */
+struct ended_key {
+	struct nw_knotif_key key;
+	bool dropped;
+	UT_hash_handle hh;
+};
+
+struct joiner {
+	struct joiner_config cfg;
+	struct joiner_counters c;
+	struct held *heap;
+	size_t nheld, cap;
+	__u64 seq, applied_ns;
+	struct knotif_table *table;
+	struct thread *threads;
+	struct sigpend *sigpend;
+	struct ended_key *ended;
+	struct nw_knotif_key ended_ring[NW_ENDED_KEYS];
+	unsigned int ended_next;
+};
+
+/* ---- the reorder window: a binary heap on (t_ns, arrival) ---------------- */
+
+static bool before(const struct held *a, const struct held *b)
+{
+	if (a->f.h.t_ns != b->f.h.t_ns)
+		return a->f.h.t_ns < b->f.h.t_ns;
+	return a->seq < b->seq;
+}
+
+static void swap_held(struct held *a, struct held *b)
+{
+	struct held t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static int heap_push(struct joiner *j, const void *fact, size_t size)
+{
+	struct held *h;
+	size_t i;
+
+	if (j->nheld == j->cap) {
+		size_t cap = j->cap ? j->cap * 2 : 1024;
+
+		h = realloc(j->heap, cap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		j->heap = h;
+		j->cap = cap;
+	}
+	h = &j->heap[j->nheld];
+	memset(&h->f, 0, sizeof(h->f));
+	memcpy(&h->f, fact, size);
+	h->seq = j->seq++;
+	for (i = j->nheld++;
+	     i > 0 && before(&j->heap[i], &j->heap[(i - 1) / 2]);
+	     i = (i - 1) / 2)
+		swap_held(&j->heap[i], &j->heap[(i - 1) / 2]);
+	return 0;
+}
+
+static void heap_pop(struct joiner *j, union fact *out)
+{
+	size_t i = 0, l, m;
+
+	*out = j->heap[0].f;
+	j->heap[0] = j->heap[--j->nheld];
+	for (;;) {
+		l = 2 * i + 1;
+		m = i;
+		if (l < j->nheld && before(&j->heap[l], &j->heap[m]))
+			m = l;
+		if (l + 1 < j->nheld && before(&j->heap[l + 1], &j->heap[m]))
+			m = l + 1;
+		if (m == i)
+			break;
+		swap_held(&j->heap[i], &j->heap[m]);
+		i = m;
+	}
+}
+
+/* ---- state ---------------------------------------------------------------- */
+
+static struct thread *thread_of(struct joiner *j, __u32 tid, __u32 tgid)
+{
+	struct thread *t;
+
+	HASH_FIND(hh, j->threads, &tid, sizeof(tid), t);
+	if (t || !tid)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		j->c.no_memory++;
+		return NULL;
+	}
+	t->tid = tid;
+	t->tgid = tgid;
+	HASH_ADD(hh, j->threads, tid, sizeof(t->tid), t);
+	return t;
+}
+
+static struct thread *thread_find(struct joiner *j, __u32 tid)
+{
+	struct thread *t;
+
+	HASH_FIND(hh, j->threads, &tid, sizeof(tid), t);
+	return t;
+}
+
+static struct ended_key *ended_find(struct joiner *j,
+				    const struct nw_knotif_key *key)
+{
+	struct ended_key *e;
+
+	HASH_FIND(hh, j->ended, key, sizeof(*key), e);
+	return e;
+}
+
+/* Remembered for late facts; the oldest of NW_ENDED_KEYS is forgotten. */
+static void ended_add(struct joiner *j, const struct nw_knotif_key *key,
+		      bool dropped)
+{
+	struct nw_knotif_key *slot = &j->ended_ring[j->ended_next];
+	struct ended_key *e;
+
+	if (ended_find(j, key))
+		return;
+	if (slot->filter || slot->id) {
+		e = ended_find(j, slot);
+		if (e) {
+			HASH_DEL(j->ended, e);
+			free(e);
+		}
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		j->c.no_memory++;
+		return;
+	}
+	e->key = *key;
+	e->dropped = dropped;
+	HASH_ADD(hh, j->ended, key, sizeof(e->key), e);
+	*slot = *key;
+	j->ended_next = (j->ended_next + 1) % NW_ENDED_KEYS;
+}
+
+static struct knotif *knotif_find(struct joiner *j,
+				  const struct nw_knotif_key *key)
+{
+	return knotif_table_find(j->table, key);
+}
+
+/* A notification to follow from now on; NULL when ended, dropped or full. */
+static struct knotif *knotif_start(struct joiner *j,
+				   const struct nw_knotif_key *key)
+{
+	struct knotif *k;
+
+	if (ended_find(j, key))
+		return NULL;
+	if (knotif_table_size(j->table) >= j->cfg.max_knotifs) {
+		j->c.dropped_knotifs++;
+		ended_add(j, key, true);
+		return NULL;
+	}
+	k = knotif_table_get(j->table, key);
+	if (!k) {
+		j->c.no_memory++;
+		return NULL;
+	}
+	k->ev.kind = NW_REC_KNOTIF;
+	k->ev.arch = NW_AUDIT_ARCH_X86_64;
+	return k;
+}
+
+static bool knotif_open(const struct knotif *k)
+{
+	return !k->have_event;
+}
+
+static struct knotif *waiting_of(struct joiner *j, struct thread *t)
+{
+	struct knotif *k;
+
+	if (!t || !t->wait.set)
+		return NULL;
+	k = knotif_find(j, &t->wait.key);
+	if (!k || !knotif_open(k)) {
+		t->wait.set = false;
+		return NULL;
+	}
+	return k;
+}
+
+/* A waiting thread of @tgid, for a process-directed signal. */
+static struct thread *waiting_thread_of_group(struct joiner *j, __u32 tgid)
+{
+	struct thread *t, *tmp;
+
+	HASH_ITER(hh, j->threads, t, tmp)
+		if (t->tgid == tgid && waiting_of(j, t))
+			return t;
+	return NULL;
+}
+
+static void set_target(struct knotif *k, struct thread *t)
+{
+	if (!t || k->ev.target_tid)
+		return;
+	k->ev.target_tid = t->tid;
+	k->ev.target_tgid = t->tgid;
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static __u64 sig_bit(__u32 sig)
+{
+	return sig >= 1 && sig <= 64 ? 1ULL << (sig - 1) : 0;
+}
+
+static __u64 queued_mask(const struct knotif *k)
+{
+	__u64 mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < k->ev.nsignals && i < NW_MAX_SIGNALS; i++)
+		if (k->ev.signals[i].t_sent_ns && k->ev.signals[i].result == 0)
+			mask |= sig_bit(k->ev.signals[i].sig);
+	return mask;
+}
+
+static void sigpend_set(struct joiner *j, __u32 tid, __u32 sig,
+			const struct nw_knotif_key *key, __u64 t_sent,
+			__u32 sender, bool only_new)
+{
+	struct sigpend_key sk = { .tid = tid, .sig = sig };
+	struct sigpend *p;
+
+	HASH_FIND(hh, j->sigpend, &sk, sizeof(sk), p);
+	if (p && only_new)
+		return;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p) {
+			j->c.no_memory++;
+			return;
+		}
+		p->k = sk;
+		HASH_ADD(hh, j->sigpend, k, sizeof(p->k), p);
+	}
+	p->key = *key;
+	p->t_sent_ns = t_sent;
+	p->sender_tgid = sender;
+}
+
+/*
+ * A wait aborted, or slept killable, with no queued signal recorded: the
+ * lowest unblocked pending one was sent before it (or its sender's fact
+ * comes later: knotif_derive() then drops the guess).
+ */
+static void note_prior_signal(struct joiner *j, struct knotif *k, __u64 pending)
+{
+	int sig;
+
+	if (!pending)
+		return;
+	sig = __builtin_ctzll(pending) + 1;
+	k->ev.prior_sig = sig;
+	sigpend_set(j, k->ev.target_tid, sig, &k->ev.key, 0, 0, true);
+}
+
+static void add_signal(struct joiner *j, struct knotif *k, __u32 tid,
+		       const struct nw_signal *s)
+{
+	unsigned int n = k->ev.nsignals;
+
+	if (n >= NW_MAX_SIGNALS) {
+		j->c.dropped_signals++;
+		if (k->ev.signals_dropped < 255)
+			k->ev.signals_dropped++;
+		return;
+	}
+	k->ev.signals[n] = *s;
+	k->t_delivered_ns[n] = 0;
+	k->ev.nsignals = n + 1;
+	if (s->result == 0)
+		sigpend_set(j, tid, s->sig, &k->ev.key, s->t_sent_ns,
+			    s->sender_tgid, false);
+}
+
+static struct nw_signal signal_of(const struct nw_fact_signal *f)
+{
+	return (struct nw_signal){
+		.t_sent_ns = f->h.t_ns,
+		.sig = f->sig,
+		.sender_tgid = f->h.tgid,
+		.result = f->result,
+		.masked = !!(f->h.flags & NW_SIG_MASKED),
+	};
+}
+
+/* ---- the target's side --------------------------------------------------- */
+
+static void note_sleep(struct joiner *j, struct knotif *k, bool killable,
+		       __u64 t, __u64 pending)
+{
+	if (!killable) {
+		k->ev.interruptible_sleeps++;
+		return;
+	}
+	k->ev.killable_sleeps++;
+	if (k->ev.t_killable_ns)
+		return;
+	k->ev.t_killable_ns = t;
+	k->ev.killable_cause = k->ev.wake_cause;
+	/* signal_generate fires after the wake-up: a pending one is the cause */
+	if (!k->ev.killable_cause)
+		k->ev.killable_cause = pending ? NW_CAUSE_SIGNAL :
+						 NW_CAUSE_RECV;
+	if (!queued_mask(k))
+		note_prior_signal(j, k, pending);
+}
+
+/* fentry: signals sent after the bracket's entry, before its knotif was known */
+static void adopt_early_signals(struct joiner *j, struct knotif *k,
+				struct thread *t, __u64 t_start)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nearly; i++)
+		if (t_start && t->early[i].s.t_sent_ns >= t_start) {
+			k->ev.wake_cause = NW_CAUSE_SIGNAL;
+			add_signal(j, k, t->tid, &t->early[i].s);
+		}
+	t->nearly = 0;
+}
+
+static void close_wait(struct joiner *j, struct knotif *k, struct thread *t,
+		       __u64 t_ns, __s64 ret, __u64 pending, __u8 flags);
+
+static void on_wait(struct joiner *j, const struct nw_fact_wait *f)
+{
+	struct nw_knotif_key key = { .filter = f->filter, .id = f->id };
+	struct thread *t = thread_of(j, f->h.tid, f->h.tgid);
+	__u8 how = f->h.flags & NW_WAIT_HOW_MASK;
+	struct knotif *k, *old;
+
+	if (!t)
+		return;
+	old = waiting_of(j, t);
+	if (old && memcmp(&old->ev.key, &key, sizeof(key)))
+		/* a wait whose end was not seen: the thread is in a new one */
+		close_wait(j, old, t, f->h.t_ns, 0, 0, NW_RET_UNKNOWN);
+	k = knotif_find(j, &key);
+	if (!k) {
+		k = knotif_start(j, &key);
+		if (!k)
+			return;
+		k->ev.notify_source = how == NW_WAIT_WAKEUP ? NW_SEEN_WAKEUP :
+				      how == NW_WAIT_SLEEP  ? NW_SEEN_SLEEP :
+							      NW_SEEN_ENTRY;
+		k->ev.t_notify_ns = how == NW_WAIT_ENTRY && f->t_start_ns ?
+					    f->t_start_ns :
+					    f->h.t_ns;
+	} else if (!knotif_open(k)) {
+		return; /* a stale read of a knotif already over */
+	} else if (how == NW_WAIT_ENTRY && f->t_start_ns) {
+		/* fentry: whoever saw it first, the bracket's entry is the start */
+		k->ev.t_notify_ns = f->t_start_ns;
+		k->ev.notify_source = NW_SEEN_ENTRY;
+	}
+	set_target(k, t);
+	k->ev.nr = f->nr;
+	k->ev.arch = f->arch;
+	k->ev.filter_killable = !!(f->h.flags & NW_WAIT_FILTER_KILLABLE);
+	t->wait.set = true;
+	t->wait.key = key;
+	t->ended.unclaimed = 0;
+	if (how == NW_WAIT_ENTRY)
+		adopt_early_signals(j, k, t, f->t_start_ns);
+	if (how != NW_WAIT_WAKEUP)
+		note_sleep(j, k, f->h.flags & NW_WAIT_KILLABLE, f->h.t_ns,
+			   f->pending);
+}
+
+static void close_wait(struct joiner *j, struct knotif *k, struct thread *t,
+		       __u64 t_ns, __s64 ret, __u64 pending, __u8 flags)
+{
+	if (ret == -ERESTARTSYS && !queued_mask(k))
+		note_prior_signal(j, k, pending);
+	k->ev.t_return_ns = t_ns;
+	k->ev.ret = ret;
+	k->ev.exited = !!(flags & NW_RET_EXITED);
+	k->ev.fatal_pending = !!(flags & NW_RET_FATAL);
+	k->ev.ret_unknown = !!(flags & NW_RET_UNKNOWN);
+	k->t_closed_ns = t_ns;
+	k->have_event = true;
+	knotif_add_prior_guess(k);
+	if (t) {
+		t->wait.set = false;
+		t->nearly = 0;
+		t->ended.key = k->ev.key;
+		/* pending standard signals no queued one explains yet */
+		t->ended.unclaimed = pending & ~queued_mask(k) &
+				     ((1ULL << (SIGRTMIN_KERNEL - 1)) - 1);
+	}
+}
+
+/* tracepoint: a skipped syscall's exit, its wait unseen: newest id not seen */
+static void on_unseen_return(struct joiner *j, const struct nw_fact_return *f,
+			     struct thread *t)
+{
+	struct nw_knotif_key key = { .filter = f->filter };
+	struct knotif *k;
+	int i;
+
+	if (f->ret != -ERESTARTSYS || !f->filter)
+		return;
+	for (i = 1; i <= NW_UNSEEN_LOOKBACK; i++) {
+		key.id = f->id - i;
+		if (!knotif_find(j, &key) && !ended_find(j, &key))
+			break;
+	}
+	if (i > NW_UNSEEN_LOOKBACK) {
+		j->c.unidentified++;
+		return;
+	}
+	k = knotif_start(j, &key);
+	if (!k)
+		return;
+	k->ev.notify_source = NW_SEEN_EXIT;
+	k->ev.nr = f->nr;
+	k->ev.filter_killable = !!(f->h.flags & NW_RET_FILTER_KILLABLE);
+	set_target(k, t);
+	close_wait(j, k, t, f->h.t_ns, f->ret, f->pending, f->h.flags);
+}
+
+static void on_return(struct joiner *j, const struct nw_fact_return *f)
+{
+	struct nw_knotif_key key = { .filter = f->filter, .id = f->id };
+	struct thread *t = thread_of(j, f->h.tid, f->h.tgid);
+	struct knotif *k;
+
+	if (f->h.flags & NW_RET_NO_KEY) {
+		k = waiting_of(j, t);
+		if (!k) {
+			on_unseen_return(j, f, t);
+			return;
+		}
+	} else {
+		k = knotif_find(j, &key);
+		if (!k || !knotif_open(k))
+			return; /* not followed (dropped, filtered) */
+	}
+	if (!k->ev.nr)
+		k->ev.nr = f->nr;
+	close_wait(j, k, t, f->h.t_ns, f->ret, f->pending, f->h.flags);
+}
+
+/* ---- signals and their delivery ---------------------------------------- */
+
+/* Woken by this signal, the target returned before its sender's fact. */
+static bool claim_just_ended(struct joiner *j, struct thread *t,
+			     const struct nw_fact_signal *f)
+{
+	struct nw_signal s = signal_of(f);
+	struct knotif *k;
+
+	if (!t || f->result != 0 || !(t->ended.unclaimed & sig_bit(f->sig)))
+		return false;
+	t->ended.unclaimed &= ~sig_bit(f->sig);
+	k = knotif_find(j, &t->ended.key);
+	if (!k)
+		return false;
+	s.seen_after_return = 1;
+	s.after_recv = k->ev.t_recv_ns && k->ev.t_recv_ns <= s.t_sent_ns;
+	s.in_killable_sleep = k->ev.t_killable_ns != 0;
+	add_signal(j, k, t->tid, &s);
+	return true;
+}
+
+static void on_signal(struct joiner *j, const struct nw_fact_signal *f)
+{
+	struct nw_knotif_key key = { .filter = f->filter, .id = f->id };
+	struct thread *t = thread_of(j, f->target_tid, f->target_tgid), *g;
+	struct nw_signal s = signal_of(f);
+	struct knotif *k = waiting_of(j, t);
+
+	if (!t)
+		return;
+	if (!k && (f->h.flags & NW_SIG_GROUP)) {
+		g = waiting_thread_of_group(j, f->target_tgid);
+		if (g) {
+			t = g;
+			k = waiting_of(j, g);
+		}
+	}
+	if (!k && (f->h.flags & NW_SIG_HAVE_KEY)) {
+		/* tracepoint: the sender saw the knotif before its target did */
+		k = knotif_find(j, &key);
+		if (!k && !ended_find(j, &key)) {
+			k = knotif_start(j, &key);
+			if (k) {
+				k->ev.notify_source = NW_SEEN_SIGNAL;
+				k->ev.t_notify_ns = f->h.t_ns;
+				k->ev.nr = f->nr;
+				k->ev.filter_killable =
+					!!(f->h.flags & NW_SIG_FILTER_KILLABLE);
+			}
+		}
+		if (k && knotif_open(k)) {
+			set_target(k, t);
+			if (k->ev.target_tid == t->tid) {
+				t->wait.set = true;
+				t->wait.key = key;
+			}
+		} else {
+			k = NULL;
+		}
+	}
+	if (k) {
+		s.after_recv = k->ev.t_recv_ns != 0;
+		s.in_killable_sleep = k->ev.t_killable_ns != 0;
+		k->ev.wake_cause = NW_CAUSE_SIGNAL;
+		add_signal(j, k, t->tid, &s);
+		return;
+	}
+	if (claim_just_ended(j, t, f))
+		return;
+	if ((f->h.flags & NW_SIG_GROUP) && t->tgid) {
+		struct thread *x, *tmp;
+
+		HASH_ITER(hh, j->threads, x, tmp)
+			if (x != t && x->tgid == f->target_tgid &&
+			    claim_just_ended(j, x, f))
+				return;
+	}
+	/* maybe inside fentry's bracket before the knotif is known */
+	if (t->nearly < NW_EARLY_SIGNALS)
+		t->early[t->nearly++].s = s;
+}
+
+static void on_deliver(struct joiner *j, const struct nw_fact_deliver *f)
+{
+	struct sigpend_key sk = { .tid = f->h.tid, .sig = f->sig };
+	struct thread *t = thread_find(j, f->h.tid);
+	struct sigpend *p;
+	struct knotif *k;
+
+	if (t) {
+		t->ended.unclaimed &= ~sig_bit(f->sig);
+		/* delivered on the way out: a wait still open here is over */
+		k = waiting_of(j, t);
+		if (k && f->sig != SIGKILL)
+			close_wait(j, k, t, f->h.t_ns, 0, 0, NW_RET_UNKNOWN);
+	}
+	HASH_FIND(hh, j->sigpend, &sk, sizeof(sk), p);
+	if (!p)
+		return;
+	k = knotif_find(j, &p->key);
+	if (k)
+		knotif_set_delivered(k, f->sig, p->t_sent_ns, f->h.t_ns,
+				     p->sender_tgid);
+	HASH_DEL(j->sigpend, p);
+	free(p);
+}
+
+/* ---- the supervisor's side ---------------------------------------------- */
+
+static void on_recv(struct joiner *j, const struct nw_fact_recv *f)
+{
+	struct nw_knotif_key key = { .filter = f->filter, .id = f->id };
+	struct knotif *k = knotif_find(j, &key);
+	struct thread *target = NULL;
+
+	if (f->target_tid)
+		target = thread_of(j, f->target_tid, f->target_tgid);
+	if (!k) {
+		k = knotif_start(j, &key);
+		if (!k)
+			return;
+		/* the supervisor took it before its target was seen waiting */
+		k->ev.notify_source = NW_SEEN_RECV;
+		k->ev.nr = f->nr;
+		k->ev.arch = f->arch;
+		k->ev.filter_killable =
+			!!(f->h.flags & NW_RECV_FILTER_KILLABLE);
+		if (target && !waiting_of(j, target)) {
+			set_target(k, target);
+			target->wait.set = true;
+			target->wait.key = key;
+		}
+	}
+	if (k->ev.t_recv_ns)
+		return;
+	k->ev.t_recv_ns = f->h.t_ns;
+	k->ev.supervisor_tgid = f->h.tgid;
+	k->supervisor_tid = f->h.tid;
+	k->ev.supervisor_seen_pid = f->seen_pid;
+	if (f->h.flags & NW_RECV_FILTER_KILLABLE)
+		k->ev.filter_killable = 1;
+	if (f->h.flags & NW_RECV_SEED_FLAG) {
+		/* seed: RECV completes ->ready so the target re-sleeps killable */
+		k->ev.recv_flag = 1;
+		if (knotif_open(k))
+			k->ev.wake_cause = NW_CAUSE_RECV;
+	}
+}
+
+static __u8 reply_kind(const struct nw_fact_reply *r)
+{
+	if ((r->h.flags & NW_REPLY_OP_MASK) == NW_REPLY_OP_ADDFD)
+		return r->flags & NW_ADDFD_FLAG_SEND ? NW_REPLY_ADDFD_SEND :
+						       NW_REPLY_NONE;
+	if (r->flags & NW_USER_NOTIF_FLAG_CONTINUE)
+		return NW_REPLY_CONTINUE;
+	return r->error ? NW_REPLY_ERROR : NW_REPLY_VALUE;
+}
+
+static void on_reply(struct joiner *j, const struct nw_fact_reply *f)
+{
+	struct nw_knotif_key key = { .filter = f->filter, .id = f->id };
+	struct thread *t = thread_of(j, f->h.tid, f->h.tgid);
+	struct knotif *k = knotif_find(j, &key);
+
+	if (!t)
+		return;
+	if (t->reply.set) {
+		/* its REPLY_DONE was lost: that reply holds its record no more */
+		struct knotif *prev = knotif_find(
+			j, &(struct nw_knotif_key){ .filter = t->reply.r.filter,
+						    .id = t->reply.r.id });
+
+		if (prev && prev->replies_in_flight)
+			prev->replies_in_flight--;
+	}
+	t->reply.set = true;
+	t->reply.t_enter_ns = f->h.t_ns;
+	t->reply.r = *f;
+	if (!k)
+		return;
+	k->replies_in_flight++;
+	if ((f->h.flags & NW_REPLY_OP_MASK) == NW_REPLY_OP_ADDFD &&
+	    knotif_open(k))
+		k->ev.wake_cause = NW_CAUSE_ADDFD;
+}
+
+static void set_reply(struct knotif *k, const struct nw_fact_reply *r,
+		      __u64 t_enter)
+{
+	k->ev.t_reply_ns = t_enter;
+	k->ev.reply_kind = reply_kind(r);
+	k->ev.reply_val = r->val;
+	k->ev.reply_error = r->error;
+}
+
+static void on_reply_done(struct joiner *j, const struct nw_fact_reply_done *f)
+{
+	struct nw_knotif_key key = { .filter = f->filter, .id = f->id };
+	struct thread *t = thread_find(j, f->h.tid);
+	struct knotif *k = knotif_find(j, &key);
+	struct nw_reply_failed_event failed = {};
+	struct nw_fact_reply r = {};
+	__u64 t_enter = f->h.t_ns;
+	struct nw_addfd_event a = {};
+
+	if (t && t->reply.set && t->reply.r.filter == f->filter &&
+	    t->reply.r.id == f->id) {
+		r = t->reply.r;
+		t_enter = t->reply.t_enter_ns;
+		t->reply.set = false;
+		if (k && k->replies_in_flight)
+			k->replies_in_flight--;
+	} else {
+		r.h.flags = f->h.flags; /* its REPLY was lost: what DONE says */
+	}
+	if (!k && !ended_find(j, &key))
+		return; /* not a notification this run follows */
+	if ((f->h.flags & NW_REPLY_OP_MASK) == NW_REPLY_OP_ADDFD) {
+		if (!k)
+			return;
+		a.kind = NW_REC_ADDFD;
+		a.key = key;
+		a.flags = r.flags;
+		a.newfd = r.newfd;
+		a.t_enter_ns = t_enter;
+		a.t_exit_ns = f->h.t_ns;
+		a.ret = f->ret;
+		a.supervisor_tgid = f->h.tgid;
+		knotif_add_addfd(k, &a);
+		if (f->ret >= 0 && reply_kind(&r) == NW_REPLY_ADDFD_SEND)
+			set_reply(k, &r, t_enter);
+		return;
+	}
+	if (f->ret >= 0) {
+		if (k)
+			set_reply(k, &r, t_enter);
+		return;
+	}
+	failed.kind = NW_REC_REPLY_FAILED;
+	failed.supervisor_tgid = f->h.tgid;
+	failed.key = key;
+	failed.t_ns = t_enter;
+	failed.ret = f->ret;
+	failed.op = r.cmd ? r.cmd : NW_IOCTL_NOTIF_SEND;
+	if (k) {
+		k->reply_failed = true;
+		k->failure.t_ns = failed.t_ns;
+		k->failure.ret = failed.ret;
+		k->failure.op = failed.op;
+		k->failure.supervisor_tgid = failed.supervisor_tgid;
+	}
+	if (j->cfg.reply_failed)
+		j->cfg.reply_failed(&failed, j->cfg.ctx);
+}
+
+static void on_task(struct joiner *j, const struct nw_fact_task *f)
+{
+	struct thread *t = thread_of(j, f->h.tid, f->h.tgid);
+
+	if (!t)
+		return;
+	memcpy(t->comm, f->comm, NW_COMM_LEN);
+	t->comm[NW_COMM_LEN - 1] = 0;
+	t->vtid = f->vtid;
+	t->tgid = f->h.tgid;
+}
+
+/* ---- applying and handing over -------------------------------------------- */
+
+static size_t fact_size(__u8 kind)
+{
+	switch (kind) {
+	case NW_FACT_TASK:
+		return sizeof(struct nw_fact_task);
+	case NW_FACT_WAIT:
+		return sizeof(struct nw_fact_wait);
+	case NW_FACT_RETURN:
+		return sizeof(struct nw_fact_return);
+	case NW_FACT_RECV:
+		return sizeof(struct nw_fact_recv);
+	case NW_FACT_REPLY:
+		return sizeof(struct nw_fact_reply);
+	case NW_FACT_REPLY_DONE:
+		return sizeof(struct nw_fact_reply_done);
+	case NW_FACT_SIGNAL:
+		return sizeof(struct nw_fact_signal);
+	case NW_FACT_DELIVER:
+		return sizeof(struct nw_fact_deliver);
+	default:
+		return 0;
+	}
+}
+
+static void apply(struct joiner *j, const union fact *f)
+{
+	switch (f->h.kind) {
+	case NW_FACT_TASK:
+		on_task(j, &f->task);
+		break;
+	case NW_FACT_WAIT:
+		on_wait(j, &f->wait);
+		break;
+	case NW_FACT_RETURN:
+		on_return(j, &f->ret);
+		break;
+	case NW_FACT_RECV:
+		on_recv(j, &f->recv);
+		break;
+	case NW_FACT_REPLY:
+		on_reply(j, &f->reply);
+		break;
+	case NW_FACT_REPLY_DONE:
+		on_reply_done(j, &f->done);
+		break;
+	case NW_FACT_SIGNAL:
+		on_signal(j, &f->sig);
+		break;
+	case NW_FACT_DELIVER:
+		on_deliver(j, &f->deliver);
+		break;
+	}
+}
+
+/* Names come from the threads' TASK facts, whenever those arrived. */
+static void hand_over(struct knotif *k, void *ctx)
+{
+	struct joiner *j = ctx;
+	struct thread *t = thread_find(j, k->ev.target_tid);
+	struct thread *s = thread_find(j, k->supervisor_tid);
+
+	if (t) {
+		if (!k->ev.comm[0])
+			memcpy(k->ev.comm, t->comm, NW_COMM_LEN);
+		if (!k->ev.target_vtid)
+			k->ev.target_vtid = t->vtid;
+	}
+	if (s && !k->ev.supervisor_comm[0])
+		memcpy(k->ev.supervisor_comm, s->comm, NW_COMM_LEN);
+	ended_add(j, &k->ev.key, false);
+	if (j->cfg.knotif)
+		j->cfg.knotif(k, j->cfg.ctx);
+}
+
+struct joiner *joiner_new(const struct joiner_config *cfg)
+{
+	struct joiner *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->cfg = *cfg;
+	if (!j->cfg.max_knotifs)
+		j->cfg.max_knotifs = NW_DEFAULT_MAX_KNOTIFS;
+	if (!j->cfg.reorder_ns)
+		j->cfg.reorder_ns = NW_REORDER_NS;
+	j->table = knotif_table_new(hand_over, j);
+	if (!j->table) {
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
+void joiner_free(struct joiner *j)
+{
+	struct thread *t, *tt;
+	struct sigpend *p, *pt;
+	struct ended_key *e, *et;
+
+	if (!j)
+		return;
+	knotif_table_free(j->table);
+	HASH_ITER(hh, j->threads, t, tt) {
+		HASH_DEL(j->threads, t);
+		free(t);
+	}
+	HASH_ITER(hh, j->sigpend, p, pt) {
+		HASH_DEL(j->sigpend, p);
+		free(p);
+	}
+	HASH_ITER(hh, j->ended, e, et) {
+		HASH_DEL(j->ended, e);
+		free(e);
+	}
+	free(j->heap);
+	free(j);
+}
+
+int joiner_feed(struct joiner *j, const void *fact, size_t size)
+{
+	struct nw_fact_hdr h;
+
+	if (size < sizeof(h))
+		goto bad;
+	memcpy(&h, fact, sizeof(h));
+	if (!fact_size(h.kind) || size != fact_size(h.kind) || h.size != size)
+		goto bad;
+	if (heap_push(j, fact, size)) {
+		j->c.no_memory++;
+		return -ENOMEM;
+	}
+	j->c.facts++;
+	return 0;
+bad:
+	j->c.malformed++;
+	return -EINVAL;
+}
+
+static void apply_until(struct joiner *j, __u64 until_ns, bool all)
+{
+	union fact f;
+
+	while (j->nheld && (all || j->heap[0].f.h.t_ns <= until_ns)) {
+		heap_pop(j, &f);
+		if (f.h.t_ns < j->applied_ns)
+			j->c.late++; /* held past the window: applied as it comes */
+		else
+			j->applied_ns = f.h.t_ns;
+		apply(j, &f);
+	}
+}
+
+void joiner_tick(struct joiner *j, __u64 now_ns)
+{
+	__u64 until = now_ns > j->cfg.reorder_ns ? now_ns - j->cfg.reorder_ns :
+						   0;
+
+	apply_until(j, until, false);
+	knotif_table_flush(j->table, until);
+}
+
+static void mark_pending(struct knotif *k, void *ctx)
+{
+	struct joiner *j = ctx;
+
+	if (k->have_event)
+		return;
+	if (!k->ev.target_tid) {
+		/* seen only at RECV, its target never: no record to give */
+		j->c.unidentified++;
+		return;
+	}
+	k->pending = true;
+	k->have_event = true;
+	knotif_add_prior_guess(k);
+}
+
+void joiner_finish(struct joiner *j)
+{
+	apply_until(j, 0, true);
+	knotif_table_for_each(j->table, mark_pending, j);
+	knotif_table_flush_all(j->table);
+}
+
+void joiner_counters(const struct joiner *j, struct joiner_counters *out)
+{
+	*out = j->c;
+}
