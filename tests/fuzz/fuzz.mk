@@ -8,9 +8,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined \
 	-fno-omit-frame-pointer -fno-sanitize-recover=all $(NW_CFLAGS)
 FUZZ_DIR := tests/fuzz
-# The joiner is written in another branch: its stub stands in until then.
-FUZZ_JOINER := $(if $(wildcard user/joiner.c),user/joiner.c,$(FUZZ_DIR)/joiner_stub.c)
-FUZZ_CORE := $(patsubst %,user/%.c,$(filter-out joiner,$(USER_CORE)))
+FUZZ_CORE := $(patsubst %,user/%.c,$(USER_CORE))
 FUZZ_HDRS := $(wildcard user/*.h bpf/*.h)
 
 $(BUILD)/fuzz/fuzz_recording: $(FUZZ_DIR)/fuzz_recording.c user/recording.c \
@@ -19,7 +17,7 @@ $(BUILD)/fuzz/fuzz_recording: $(FUZZ_DIR)/fuzz_recording.c user/recording.c \
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@
 
-$(BUILD)/fuzz/fuzz_replay: $(FUZZ_DIR)/fuzz_replay.c $(FUZZ_JOINER) $(FUZZ_CORE) \
+$(BUILD)/fuzz/fuzz_replay: $(FUZZ_DIR)/fuzz_replay.c $(FUZZ_CORE) \
 		$(FUZZ_HDRS) | $(DEPS_STAMP)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
