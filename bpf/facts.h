@@ -184,4 +184,28 @@ struct nw_fact_counters {
 	__u64 walk_exhausted;
 };
 
+/* The size of a fact of this kind, 0 for an unknown kind. */
+static inline unsigned int nw_fact_size(unsigned int kind)
+{
+	switch (kind) {
+	case NW_FACT_TASK:
+		return sizeof(struct nw_fact_task);
+	case NW_FACT_WAIT:
+		return sizeof(struct nw_fact_wait);
+	case NW_FACT_RETURN:
+		return sizeof(struct nw_fact_return);
+	case NW_FACT_RECV:
+		return sizeof(struct nw_fact_recv);
+	case NW_FACT_REPLY:
+		return sizeof(struct nw_fact_reply);
+	case NW_FACT_REPLY_DONE:
+		return sizeof(struct nw_fact_reply_done);
+	case NW_FACT_SIGNAL:
+		return sizeof(struct nw_fact_signal);
+	case NW_FACT_DELIVER:
+		return sizeof(struct nw_fact_deliver);
+	}
+	return 0;
+}
+
 #endif /* NOTIFWAIT_FACTS_H */

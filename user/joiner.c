@@ -812,30 +812,6 @@ static void on_task(struct joiner *j, const struct nw_fact_task *f)
 
 /* ---- applying and handing over -------------------------------------------- */
 
-static size_t fact_size(__u8 kind)
-{
-	switch (kind) {
-	case NW_FACT_TASK:
-		return sizeof(struct nw_fact_task);
-	case NW_FACT_WAIT:
-		return sizeof(struct nw_fact_wait);
-	case NW_FACT_RETURN:
-		return sizeof(struct nw_fact_return);
-	case NW_FACT_RECV:
-		return sizeof(struct nw_fact_recv);
-	case NW_FACT_REPLY:
-		return sizeof(struct nw_fact_reply);
-	case NW_FACT_REPLY_DONE:
-		return sizeof(struct nw_fact_reply_done);
-	case NW_FACT_SIGNAL:
-		return sizeof(struct nw_fact_signal);
-	case NW_FACT_DELIVER:
-		return sizeof(struct nw_fact_deliver);
-	default:
-		return 0;
-	}
-}
-
 static void apply(struct joiner *j, const union fact *f)
 {
 	switch (f->h.kind) {
@@ -937,7 +913,7 @@ int joiner_feed(struct joiner *j, const void *fact, size_t size)
 	if (size < sizeof(h))
 		goto bad;
 	memcpy(&h, fact, sizeof(h));
-	if (!fact_size(h.kind) || size != fact_size(h.kind) || h.size != size)
+	if (!nw_fact_size(h.kind) || size != nw_fact_size(h.kind) || h.size != size)
 		goto bad;
 	if (heap_push(j, fact, size)) {
 		j->c.no_memory++;

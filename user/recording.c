@@ -27,22 +27,6 @@
 size_t recording_kind_size(unsigned int kind)
 {
 	switch (kind) {
-	case NW_FACT_TASK:
-		return sizeof(struct nw_fact_task);
-	case NW_FACT_WAIT:
-		return sizeof(struct nw_fact_wait);
-	case NW_FACT_RETURN:
-		return sizeof(struct nw_fact_return);
-	case NW_FACT_RECV:
-		return sizeof(struct nw_fact_recv);
-	case NW_FACT_REPLY:
-		return sizeof(struct nw_fact_reply);
-	case NW_FACT_REPLY_DONE:
-		return sizeof(struct nw_fact_reply_done);
-	case NW_FACT_SIGNAL:
-		return sizeof(struct nw_fact_signal);
-	case NW_FACT_DELIVER:
-		return sizeof(struct nw_fact_deliver);
 	case NW_REC_TICK:
 		return sizeof(struct nw_rec_tick);
 	case NW_REC_COUNTERS:
@@ -50,7 +34,7 @@ size_t recording_kind_size(unsigned int kind)
 	case NW_REC_END:
 		return sizeof(struct nw_fact_hdr);
 	}
-	return 0;
+	return nw_fact_size(kind);
 }
 
 static __u64 clock_ns(clockid_t id)
