@@ -68,10 +68,10 @@ USER_CORE += bound_check sink_bound timeline_svg sink_timeline
 # comm escaping; whole-record output with checked writes
 USER_CORE += escape output pid_check
 # --record, --replay: the facts and ticks the joiner was fed (docs/recording.md)
-USER_CORE += recording recording_read
-# facts -> records (issue #14): not yet fed by the live path
+USER_CORE += recording recording_read replay
+# facts -> records (docs/joiner.md)
 USER_CORE += joiner
-USER_BPF := backend backend_tracepoint backend_fentry backend_kprobe command run_end privilege
+USER_BPF := backend backend_facts backend_tracepoint backend_fentry backend_kprobe command run_end privilege
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -103,10 +103,20 @@ $(BUILD)/notifwait.bpf.o: bpf/notifwait.bpf.c | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
+$(BUILD)/facts.bpf.o: bpf/facts.bpf.c | $(DEPS_STAMP)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
 # Written aside and renamed: an interrupted bpftool leaves no short header.
 $(BUILD)/notifwait.skel.h: $(BUILD)/notifwait.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name notifwait_bpf > $@.tmp
+	$(Q)mv $@.tmp $@
+
+$(BUILD)/facts.skel.h: $(BUILD)/facts.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name facts_bpf > $@.tmp
 	$(Q)mv $@.tmp $@
 
 $(BUILD)/user/%.o: user/%.c | $(DEPS_STAMP)
@@ -115,10 +125,11 @@ $(BUILD)/user/%.o: user/%.c | $(DEPS_STAMP)
 	$(Q)$(CC) $(CFLAGS) $(NW_CFLAGS) -MMD -MP -c $< -o $@
 
 # Header dependencies, as the compiler saw them (-MMD -MP).
--include $(USER_OBJS:.o=.d) $(BUILD)/notifwait.bpf.d
+-include $(USER_OBJS:.o=.d) $(BUILD)/notifwait.bpf.d $(BUILD)/facts.bpf.d
 
 $(BUILD)/user/backend.o $(BUILD)/user/backend_kprobe.o $(BUILD)/user/main.o: \
 	$(BUILD)/notifwait.skel.h
+$(BUILD)/user/backend_facts.o: $(BUILD)/facts.skel.h
 
 $(BUILD)/notifwait: $(USER_OBJS)
 	$(call msg,LINK,$@)
@@ -134,6 +145,7 @@ test-unit: $(BUILD)/unit-tests
 
 include tests/tests.mk
 include tests/fuzz/fuzz.mk
+include tests/facts/facts.mk
 include tests/go/go.mk
 go-target-optional: | $(DEPS_STAMP)
 include packaging/install.mk

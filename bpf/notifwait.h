@@ -202,6 +202,11 @@ struct nw_counters {
 	 * recursion_misses; a preempted fentry program causes them).
 	 */
 	__u64 missed_runs;
+	/*
+	 * Filled by the reporter: waits whose notification the tracer could
+	 * not identify (the joiner's unidentified count).
+	 */
+	__u64 unidentified;
 };
 
 #endif /* NOTIFWAIT_H */

@@ -35,7 +35,7 @@ bool backend_has_func(struct btf *vmlinux, const char *func)
 	       btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
 }
 
-static const char *hint(int err)
+const char *backend_hint(int err)
 {
 	if ((err == EPERM || err == EACCES) && geteuid() == 0)
 		return " (refused to root: kernel lockdown?)";
@@ -117,6 +117,14 @@ static int try_variant(struct backend *b, const struct backend_variant *v,
 	err = v->probe(vmlinux, why, len);
 	if (err)
 		return err;
+	if (v->facts) {
+		err = backend_facts_try(b, cfg, why, len);
+		if (err)
+			return err;
+		b->name = v->name;
+		v->select(NULL, vmlinux, b->reason, sizeof(b->reason));
+		return 0;
+	}
 	skel = notifwait_bpf__open();
 	if (!skel) {
 		err = -errno;
@@ -133,12 +141,12 @@ static int try_variant(struct backend *b, const struct backend_variant *v,
 
 	err = notifwait_bpf__load(skel);
 	if (err) {
-		snprintf(why, len, "load: %s%s", strerror(-err), hint(-err));
+		snprintf(why, len, "load: %s%s", strerror(-err), backend_hint(-err));
 		goto fail;
 	}
 	err = notifwait_bpf__attach(skel);
 	if (err) {
-		snprintf(why, len, "attach: %s%s", strerror(-err), hint(-err));
+		snprintf(why, len, "attach: %s%s", strerror(-err), backend_hint(-err));
 		goto fail;
 	}
 	if (v->attach) {
@@ -189,6 +197,12 @@ int backend_start(struct backend *b, const struct backend_config *cfg,
 		if (!any && strcmp(requested, v->name))
 			continue;
 		why[0] = '\0';
+		if (cfg->facts_only && !v->facts) {
+			err = -EOPNOTSUPP;
+			snprintf(why, sizeof(why),
+				 "--record needs facts, it makes records");
+			goto skip;
+		}
 		err = try_variant(b, v, &trial, vmlinux, why, sizeof(why));
 		if (!err && trial.max_knotifs != cfg->max_knotifs) {
 			backend_stop(b);
@@ -196,6 +210,7 @@ int backend_start(struct backend *b, const struct backend_config *cfg,
 		}
 		if (!err)
 			break;
+skip:
 		snprintf(skipped + used, sizeof(skipped) - used, "%s%s: %s",
 			 used ? "; " : "", v->label, why);
 	}
@@ -220,6 +235,8 @@ int backend_start(struct backend *b, const struct backend_config *cfg,
 
 int backend_records_fd(struct backend *b)
 {
+	if (b->facts)
+		return backend_facts_records_fd(b);
 	return bpf_map__fd(b->skel->maps.records);
 }
 
@@ -228,11 +245,13 @@ int backend_trace_tgid(struct backend *b, pid_t tgid)
 	__u32 key = tgid;
 	__u8 one = 1;
 
+	if (b->facts)
+		return backend_facts_trace_tgid(b, tgid);
 	return bpf_map__update_elem(b->skel->maps.traced, &key, sizeof(key),
 				    &one, sizeof(one), BPF_ANY);
 }
 
-static __u64 recursion_misses(const struct bpf_program *p)
+__u64 backend_prog_misses(const struct bpf_program *p)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
@@ -247,11 +266,15 @@ void backend_counters(struct backend *b, struct nw_counters *out)
 {
 	struct bpf_program *p;
 
+	if (b->facts) {
+		backend_facts_counters(b, out);
+		return;
+	}
 	*out = b->skel->bss->counters;
 	out->missed_runs = 0;
 	bpf_object__for_each_program(p, b->skel->obj)
 		if (bpf_program__autoload(p))
-			out->missed_runs += recursion_misses(p);
+			out->missed_runs += backend_prog_misses(p);
 }
 
 void backend_for_each_pending(struct backend *b, pending_fn fn, void *ctx)
@@ -260,6 +283,8 @@ void backend_for_each_pending(struct backend *b, pending_fn fn, void *ctx)
 	struct nw_knotif_key key, next, *prev = NULL;
 	struct nw_knotif_event e;
 
+	if (!b->skel)
+		return;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		if (!bpf_map_lookup_elem(fd, &next, &e))
 			fn(&e, ctx);
@@ -270,6 +295,8 @@ void backend_for_each_pending(struct backend *b, pending_fn fn, void *ctx)
 
 void backend_stop(struct backend *b)
 {
+	if (b->facts)
+		backend_facts_stop(b);
 	notifwait_bpf__destroy(b->skel);
 	b->skel = NULL;
 }

@@ -16,6 +16,8 @@
 
 struct btf;
 struct notifwait_bpf;
+struct facts_bpf;
+struct bpf_program;
 
 struct backend_config {
 	pid_t target_tgid; /* 0: any */
@@ -23,6 +25,7 @@ struct backend_config {
 	bool trace_descendants; /* only targets in the traced set */
 	unsigned int max_knotifs;
 	unsigned int ringbuf_bytes; /* 0: the object's default */
+	bool facts_only; /* --record: only variants that emit facts */
 };
 
 struct backend_variant {
@@ -30,6 +33,11 @@ struct backend_variant {
 	const char *label; /* in messages: name and how */
 	/* probes the notification bracket: the target creates its entries */
 	bool bracket;
+	/*
+	 * Loads bpf/facts.bpf.c, which emits facts for the joiner
+	 * (user/joiner.c), instead of the records of notifwait.h.
+	 */
+	bool facts;
 	/* 0 when @vmlinux has what it needs; else -errno and why */
 	int (*probe)(struct btf *vmlinux, char *why, size_t len);
 	/* Turns on this variant's programs (all start off); describes them. */
@@ -49,7 +57,8 @@ typedef void (*pending_fn)(const struct nw_knotif_event *e, void *ctx);
 struct backend {
 	const char *name;
 	char reason[640]; /* what it attaches to, and why the others were not */
-	struct notifwait_bpf *skel;
+	struct notifwait_bpf *skel; /* records, or: */
+	struct facts_bpf *facts; /* facts: the ring buffer feeds a joiner */
 };
 
 /*
@@ -62,9 +71,22 @@ int backend_records_fd(struct backend *b);
 /* Adds a process to the traced set (with its later descendants). */
 int backend_trace_tgid(struct backend *b, pid_t tgid);
 void backend_counters(struct backend *b, struct nw_counters *out);
-/* Calls @fn for every notification still waiting. */
+/* Records only: calls @fn for every notification still waiting. */
 void backend_for_each_pending(struct backend *b, pending_fn fn, void *ctx);
 void backend_stop(struct backend *b);
+
+/* backend_facts.c: the variant that emits facts. */
+int backend_facts_try(struct backend *b, const struct backend_config *cfg,
+		      char *why, size_t len);
+int backend_facts_records_fd(struct backend *b);
+int backend_facts_trace_tgid(struct backend *b, pid_t tgid);
+void backend_facts_counters(struct backend *b, struct nw_counters *out);
+void backend_facts_stop(struct backend *b);
+
+/* " (needs root ...)": why bpf() may have said @err (positive errno). */
+const char *backend_hint(int err);
+/* Runs the kernel skipped: the program was already active on that CPU. */
+__u64 backend_prog_misses(const struct bpf_program *p);
 
 /* For the variants: turn one program on by name. */
 void backend_enable(struct notifwait_bpf *skel, const char *prog);

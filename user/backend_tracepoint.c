@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tracepoint backend: tp_btf programs only, so it runs on kernels that
- * forbid fentry and kprobes (lockdown). It infers the notification's start
- * from the target's wake-up of the supervisor or its first sleep.
+ * forbid fentry and kprobes (lockdown). It emits facts (bpf/facts.bpf.c):
+ * the target shows its wait when it wakes the supervisor right after
+ * queueing or sleeps with its notification queued; the joiner does the rest.
  */
 #include <stdio.h>
 #include "backend.h"
@@ -19,18 +20,16 @@ static int tracepoint_probe(struct btf *vmlinux, char *why, size_t len)
 static void tracepoint_select(struct notifwait_bpf *skel, struct btf *vmlinux,
 			      char *what, size_t len)
 {
+	(void)skel;
 	(void)vmlinux;
-	backend_enable(skel, "tp_sched_waking");
-	backend_enable(skel, "tp_sched_switch");
-	backend_enable(skel, "tp_sys_enter");
-	backend_enable(skel, "tp_sys_exit");
 	snprintf(what, len,
-		 "tp_btf on sched_waking, sched_switch, sys_enter/exit, signal_generate/deliver");
+		 "tp_btf on sched_waking, sched_switch, sys_enter/exit, signal_generate/deliver; facts joined in user space");
 }
 
 const struct backend_variant backend_tracepoint = {
 	.name = "tracepoint",
 	.label = "tracepoint",
+	.facts = true,
 	.probe = tracepoint_probe,
 	.select = tracepoint_select,
 };

@@ -136,9 +136,11 @@ void bound_check_set_lost(struct bound_check *bc, const struct nw_counters *bpf,
 	st->dropped_knotifs = bpf->dropped_knotifs;
 	st->dropped_signals = bpf->dropped_signals;
 	st->missed_runs = bpf->missed_runs;
+	st->unidentified = bpf->unidentified;
 	st->decode_errors = malformed + no_memory;
 	st->lost = st->lost_records + st->dropped_knotifs +
-		   st->dropped_signals + st->missed_runs + st->decode_errors;
+		   st->dropped_signals + st->missed_runs + st->unidentified +
+		   st->decode_errors;
 	st->verdict = verdict_of(st);
 }
 

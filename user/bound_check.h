@@ -69,11 +69,12 @@ struct bound_stats {
 	unsigned long long max_pending_ns; /* of the deferred signals */
 	unsigned long long slack_ns;
 	unsigned long long budget_ns; /* 0: no budget */
-	unsigned long long lost; /* the sum of the five below */
+	unsigned long long lost; /* the sum of the six below */
 	unsigned long long lost_records; /* ring buffer full */
 	unsigned long long dropped_knotifs; /* notification map full */
 	unsigned long long missed_runs; /* probe runs the kernel skipped */
 	unsigned long long dropped_signals; /* > NW_MAX_SIGNALS in one wait */
+	unsigned long long unidentified; /* waits not matched to a notification */
 	unsigned long long decode_errors; /* malformed records, no memory */
 	enum bound_verdict verdict;
 };

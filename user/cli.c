@@ -49,6 +49,9 @@ static const char usage[] =
 	"      --timeline FILE    draw the notifications into FILE.svg or FILE.html\n"
 	"      --timeline-slowest N  only the N slowest (default: all, up to 2000)\n"
 	"      --timeline-window START:END  only seconds START to END after start\n"
+	"      --record FILE      also write the raw facts to FILE, for --replay\n"
+	"      --replay FILE      report a recording instead of tracing: no root,\n"
+	"                         no BPF; takes the report options and -s\n"
 	"  -u, --user USER        run COMMAND as USER (default: the sudo user)\n"
 	"      --as-root          run COMMAND as root even under sudo\n"
 	"  -v, --verbose          libbpf debug output\n"
@@ -74,6 +77,7 @@ enum {
 };
 enum { OPT_SYSCALL = 256, OPT_SUMMARY, OPT_BACKEND, OPT_MAX_NOTIFS };
 enum { OPT_AS_ROOT = 1100 };
+enum { OPT_RECORD = 1200, OPT_REPLAY };
 enum { OPT_RINGBUF_SIZE = 1024 };
 
 static const struct option long_options[] = {
@@ -101,6 +105,8 @@ static const struct option long_options[] = {
 	{ "timeline-window", required_argument, NULL, OPT_TIMELINE_WINDOW },
 	{ "user", required_argument, NULL, 'u' },
 	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -331,11 +337,13 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 			return fail("invalid --max-notifs '%s' (16..4194304)",
 				    arg);
 		env->max_knotifs = (unsigned int)n;
+		env->max_notifs_given = true;
 		break;
 	case OPT_RINGBUF_SIZE:
 		if (parse_ringbuf_size(arg, &env->ringbuf_bytes))
 			return fail("invalid --ringbuf-size '%s': want a power of 2 from 4K to 1G (64K, 4M)",
 				    arg);
+		env->ringbuf_given = true;
 		break;
 	case OPT_PROM_LISTEN: {
 		struct prom_addr addr;
@@ -371,6 +379,16 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 	case OPT_AS_ROOT:
 		env->as_root = true;
 		break;
+	case OPT_RECORD:
+		if (!*arg)
+			return fail("%s", "--record needs a path");
+		env->record = arg;
+		break;
+	case OPT_REPLAY:
+		if (!*arg)
+			return fail("%s", "--replay needs a path");
+		env->replay = arg;
+		break;
 	case 'v':
 		env->verbose = true;
 		break;
@@ -397,6 +415,35 @@ static enum cli_result cli_check_bound_timeline(struct env *env)
 		env->bound_slack_s = 50e-6;
 	if (!env->timeline && (env->timeline_slowest || env->timeline_window))
 		return fail("%s", "--timeline-slowest and --timeline-window need --timeline");
+	return CLI_OK;
+}
+
+/* A recording is already traced: only the report options apply. */
+static enum cli_result cli_check_replay(const struct env *env)
+{
+	const char *bad = NULL;
+
+	if (!env->replay)
+		return CLI_OK;
+	if (env->target_pid)
+		bad = "-p";
+	else if (env->syscall_nr >= 0)
+		bad = "--syscall";
+	else if (strcmp(env->backend, "auto"))
+		bad = "--backend";
+	else if (env->duration_s)
+		bad = "-d";
+	else if (env->ringbuf_given)
+		bad = "--ringbuf-size";
+	else if (env->record)
+		bad = "--record";
+	else if (env->prom_listen)
+		bad = "--prom-listen";
+	else if (env->command)
+		bad = "a COMMAND";
+	if (bad)
+		return fail("--replay reports what was recorded: %s does not apply (it chose what was traced)",
+			    bad);
 	return CLI_OK;
 }
 
@@ -455,5 +502,8 @@ enum cli_result cli_parse(int argc, char **argv, struct env *env)
 		return fail("%s", "-u and --as-root need -- COMMAND");
 	if (env->run_as_user && env->as_root)
 		return fail("%s", "-u and --as-root exclude each other");
+	r = cli_check_replay(env);
+	if (r != CLI_OK)
+		return r;
 	return cli_check_bound_timeline(env);
 }

@@ -39,6 +39,9 @@ struct env {
 	char **command; /* after --, NULL-terminated, or NULL */
 	const char *run_as_user; /* -u USER: COMMAND's user */
 	bool as_root; /* --as-root: COMMAND stays root under sudo */
+	const char *record; /* --record FILE: the facts, for --replay */
+	const char *replay; /* --replay FILE: report a recording, no tracing */
+	bool ringbuf_given, max_notifs_given; /* for --replay's checks */
 };
 
 enum cli_result {

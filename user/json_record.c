@@ -230,6 +230,7 @@ void json_write_lost(FILE *out, const struct run_totals *t)
 	jw_uint(&w, "knotifs_dropped", t->bpf.dropped_knotifs);
 	jw_uint(&w, "signals_dropped", t->bpf.dropped_signals);
 	jw_uint(&w, "missed_runs", t->bpf.missed_runs);
+	jw_uint(&w, "unidentified", t->bpf.unidentified);
 	jw_uint(&w, "malformed", t->malformed);
 	jw_uint(&w, "no_memory", t->no_memory);
 	jw_end_object(&w);
@@ -284,6 +285,7 @@ static void write_bound_summary(struct json_writer *w,
 	jw_uint(w, "dropped_knotifs", st.dropped_knotifs);
 	jw_uint(w, "dropped_signals", st.dropped_signals);
 	jw_uint(w, "missed_runs", st.missed_runs);
+	jw_uint(w, "unidentified", st.unidentified);
 	jw_end_object(w);
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * notifwait: the pipeline, wired together.
- *   backend (BPF) -> ring buffer -> decoder -> knotif_table -> stats + sinks
+ *   facts backend -> ring buffer -> joiner [-> recording] -> stats + sinks
+ *   record backends -> ring buffer -> decoder -> knotif_table -> the same
+ *   --replay FILE -> joiner -> stats + sinks
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,11 +20,14 @@
 #include "cli.h"
 #include "command.h"
 #include "decoder.h"
+#include "joiner.h"
 #include "knotif_table.h"
 #include "output.h"
 #include "pid_check.h"
 #include "privilege.h"
 #include "prom_http.h"
+#include "recording.h"
+#include "replay.h"
 #include "run_end.h"
 #include "sink_prom.h"
 #include "sinks.h"
@@ -43,6 +48,15 @@ struct app {
 	struct bound_check bound;
 	struct knotif_table *table;
 	struct decoder decoder;
+	struct joiner *joiner; /* facts backends and --replay */
+	struct recording_writer *rec; /* --record */
+	__u64 rec_counters_ns; /* when COUNTERS were last recorded */
+	/* the BPF counters once tracing ended, or a replay's last COUNTERS */
+	struct nw_counters bpf_final;
+	bool bpf_frozen;
+	struct recording_reader *replay; /* --replay */
+	__u64 replay_now_ns; /* the recording's clock */
+	__u64 replay_next_interval_ns; /* -i */
 	struct ring_buffer *rb;
 	struct command cmd;
 	struct cmd_cred cred; /* who COMMAND runs as */
@@ -97,7 +111,13 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct app *app = ctx;
 
-	decoder_feed(&app->decoder, data, size);
+	if (!app->joiner) {
+		decoder_feed(&app->decoder, data, size);
+		return 0;
+	}
+	if (app->rec)
+		recording_fact(app->rec, data, size);
+	joiner_feed(app->joiner, data, size);
 	return 0;
 }
 
@@ -110,12 +130,27 @@ static void on_pending(const struct nw_knotif_event *e, void *ctx)
 
 static void totals(struct app *app, struct run_totals *t)
 {
+	struct joiner_counters jc;
+
 	memset(t, 0, sizeof(*t));
 	t->stats = &app->stats;
-	backend_counters(&app->backend, &t->bpf);
+	if (app->bpf_frozen)
+		t->bpf = app->bpf_final;
+	else
+		backend_counters(&app->backend, &t->bpf);
 	t->malformed = app->decoder.malformed;
 	t->no_memory = app->decoder.no_memory;
-	t->elapsed_s = (mono_ns() - app->info.start_ns) / 1e9;
+	if (app->joiner) {
+		joiner_counters(app->joiner, &jc);
+		t->bpf.dropped_knotifs += jc.dropped_knotifs;
+		t->bpf.dropped_signals += jc.dropped_signals;
+		t->bpf.unidentified += jc.unidentified;
+		t->malformed += jc.malformed;
+		t->no_memory += jc.no_memory;
+	}
+	t->elapsed_s = ((app->replay ? app->replay_now_ns : mono_ns()) -
+			app->info.start_ns) /
+		       1e9;
 	if (app->env.check_bound) {
 		bound_check_set_lost(&app->bound, &t->bpf, t->malformed,
 				     t->no_memory);
@@ -207,6 +242,50 @@ static int setup_prom(struct app *app)
 	return err;
 }
 
+static int new_joiner(struct app *app)
+{
+	struct joiner_config cfg = {
+		.max_knotifs = app->env.max_knotifs,
+		.knotif = on_ready,
+		.reply_failed = on_reply_failed,
+		.ctx = app,
+	};
+
+	app->joiner = joiner_new(&cfg);
+	if (!app->joiner) {
+		fprintf(stderr, "notifwait: out of memory\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The facts go to the joiner, and with --record to the file as well. */
+static int start_joiner(struct app *app)
+{
+	struct recording_info info;
+	int err;
+
+	err = new_joiner(app);
+	if (err || !app->env.record)
+		return err;
+	recording_info_host(&info);
+	info.backend = app->backend.name;
+	info.backend_reason = app->backend.reason;
+	info.mono_start_ns = app->info.start_ns;
+	app->rec = recording_create(app->env.record, &info);
+	app->rec_counters_ns = app->info.start_ns;
+	return app->rec ? 0 : -EIO; /* recording_create said why */
+}
+
+/* The BPF side's counters, for a replay's lost record and metrics. */
+static void record_counters(struct app *app, const struct nw_counters *c)
+{
+	__u64 values[NW_COUNTERS_LEN];
+
+	nw_counters_to_list(c, values);
+	recording_counters(app->rec, values, NW_COUNTERS_LEN);
+}
+
 static int start_tracing(struct app *app)
 {
 	struct backend_config cfg = {
@@ -215,12 +294,19 @@ static int start_tracing(struct app *app)
 		.trace_descendants = app->have_cmd,
 		.max_knotifs = app->env.max_knotifs,
 		.ringbuf_bytes = app->env.ringbuf_bytes,
+		.facts_only = app->env.record != NULL,
 	};
 	int err;
 
 	err = backend_start(&app->backend, &cfg, app->env.backend);
 	if (err)
 		return err;
+	app->info.start_ns = mono_ns();
+	if (app->backend.facts) {
+		err = start_joiner(app);
+		if (err)
+			return err;
+	}
 	if (app->have_cmd && backend_trace_tgid(&app->backend, app->cmd.pid)) {
 		fprintf(stderr, "notifwait: cannot add the command to the traced set\n");
 		return -EIO;
@@ -234,16 +320,33 @@ static int start_tracing(struct app *app)
 	}
 	app->info.backend = app->backend.name;
 	app->info.backend_reason = app->backend.reason;
-	app->info.start_ns = mono_ns();
 	return 0;
 }
 
 static void consume(struct app *app)
 {
 	/* Records are posted without wake-ups: drain on a timer as well. */
+	__u64 now;
+
 	ring_buffer__poll(app->rb, POLL_MS);
 	ring_buffer__consume(app->rb);
-	knotif_table_flush(app->table, mono_ns());
+	now = mono_ns();
+	if (!app->joiner) {
+		knotif_table_flush(app->table, now);
+	} else {
+		if (app->rec) {
+			struct nw_counters c;
+
+			/* the tick recorded is the tick fed: a replay agrees */
+			recording_tick(app->rec, now);
+			if (now - app->rec_counters_ns >= 1000000000ULL) {
+				backend_counters(&app->backend, &c);
+				record_counters(app, &c);
+				app->rec_counters_ns = now;
+			}
+		}
+		joiner_tick(app->joiner, now);
+	}
 	output_flush_all(); /* whole records, at least once per poll */
 }
 
@@ -274,6 +377,15 @@ static void run(struct app *app)
 	}
 	/* Let deliveries of signals right after the last returns arrive. */
 	consume(app);
+	/* what the report says is what a replay of the recording says */
+	backend_counters(&app->backend, &app->bpf_final);
+	app->bpf_frozen = true;
+	if (app->joiner) {
+		joiner_finish(app->joiner);
+		if (app->rec)
+			record_counters(app, &app->bpf_final);
+		return;
+	}
 	backend_for_each_pending(&app->backend, on_pending, app);
 	knotif_table_flush_all(app->table);
 }
@@ -286,11 +398,16 @@ static void report_end(struct app *app)
 	sinks_finish(&app->sinks, &t);
 	output_flush_all();
 	fprintf(stderr,
-		"notifwait: %llu notifications; lost records: %llu, notifications dropped (map full): %llu, signals dropped: %llu, probe runs missed: %llu",
-		app->stats.knotifs, (unsigned long long)t.bpf.lost_records,
+		"notifwait: %s%llu notifications; lost records: %llu, notifications dropped (map full): %llu, signals dropped: %llu, probe runs missed: %llu, unidentified: %llu",
+		app->replay ? "replayed " : "", app->stats.knotifs,
+		(unsigned long long)t.bpf.lost_records,
 		(unsigned long long)t.bpf.dropped_knotifs,
 		(unsigned long long)t.bpf.dropped_signals,
-		(unsigned long long)t.bpf.missed_runs);
+		(unsigned long long)t.bpf.missed_runs,
+		(unsigned long long)t.bpf.unidentified);
+	if (app->replay && recording_cut_short(app->replay))
+		fprintf(stderr,
+			"; the recording was cut short (no end marker: the tracer was killed or its disk filled), replayed up to its last whole entry");
 	if (output_lines_lost())
 		fprintf(stderr, ", output lines not written: %llu",
 			output_lines_lost());
@@ -335,23 +452,13 @@ static int open_outputs(struct app *app)
 	return 0;
 }
 
-static int prepare(struct app *app)
+/* The outputs and the sinks: live and --replay alike. */
+static int prepare_report(struct app *app)
 {
 	int err;
 
-	if (check_pid(app->env.target_pid, "-p") ||
-	    check_pid(app->env.supervisor_pid, "-s"))
-		return -ESRCH;
 	if (open_outputs(app))
 		return -EIO; /* said why */
-	run_end_install();
-	libbpf_set_print(app->env.verbose ? libbpf_print : NULL);
-	app->table = knotif_table_new(on_ready, app);
-	if (!app->table)
-		return -ENOMEM;
-	app->decoder.table = app->table;
-	app->decoder.reply_failed = on_reply_failed;
-	app->decoder.ctx = app;
 	stats_init(&app->stats);
 	/* only -j's summary record and --summary show the groups */
 	app->stats.no_groups = !app->env.json && !app->env.summary;
@@ -360,9 +467,27 @@ static int prepare(struct app *app)
 		err = setup_bound_timeline(app);
 	if (err)
 		return err;
-	err = setup_prom(app);
+	return setup_prom(app);
+}
+
+static int prepare(struct app *app)
+{
+	int err;
+
+	if (check_pid(app->env.target_pid, "-p") ||
+	    check_pid(app->env.supervisor_pid, "-s"))
+		return -ESRCH;
+	err = prepare_report(app);
 	if (err)
 		return err;
+	run_end_install();
+	libbpf_set_print(app->env.verbose ? libbpf_print : NULL);
+	app->table = knotif_table_new(on_ready, app);
+	if (!app->table)
+		return -ENOMEM;
+	app->decoder.table = app->table;
+	app->decoder.reply_failed = on_reply_failed;
+	app->decoder.ctx = app;
 	if (app->have_cmd) {
 		err = command_check(app->env.command[0]);
 		if (err) {
@@ -434,8 +559,12 @@ static void cleanup(struct app *app)
 	if (app->have_cmd)
 		command_kill(&app->cmd);
 	ring_buffer__free(app->rb);
-	if (app->backend.skel)
+	if (app->backend.skel || app->backend.facts)
 		backend_stop(&app->backend);
+	if (app->rec)
+		recording_close(app->rec);
+	joiner_free(app->joiner);
+	recording_close_reader(app->replay);
 	sinks_destroy(&app->sinks);
 	knotif_table_free(app->table);
 	stats_free(&app->stats);
@@ -457,6 +586,63 @@ static int bound_exit_code(struct app *app, int cmd_code)
 	return code;
 }
 
+/* Ends --record: END written, the file closed; 0 or the entries lost. */
+static unsigned long long finish_recording(struct app *app)
+{
+	unsigned long long lost;
+
+	if (!app->rec)
+		return 0;
+	lost = recording_close(app->rec);
+	app->rec = NULL;
+	if (lost)
+		fprintf(stderr, "notifwait: --record %s: %llu entries not written\n",
+			app->env.record, lost);
+	return lost;
+}
+
+/* -i during a replay: intervals by the recording's clock. */
+static void on_replay_tick(__u64 now_ns, void *ctx)
+{
+	struct app *app = ctx;
+	struct run_totals t;
+
+	app->replay_now_ns = now_ns;
+	while (app->replay_next_interval_ns &&
+	       now_ns >= app->replay_next_interval_ns) {
+		totals(app, &t);
+		sinks_interval(&app->sinks, &t);
+		app->replay_next_interval_ns += app->env.interval_s * 1e9;
+	}
+}
+
+/* --replay FILE: no BPF, no root; the exit status as a live run's. */
+static int replay_run(struct app *app)
+{
+	const struct nw_rec_header *h;
+
+	app->replay = replay_open(app->env.replay);
+	if (!app->replay)
+		return 1;
+	h = recording_header(app->replay);
+	app->info.backend = h->backend;
+	app->info.backend_reason = h->backend_reason;
+	app->info.start_ns = app->replay_now_ns = h->mono_start_ns;
+	app->bpf_frozen = true; /* bpf_final: the last COUNTERS entry */
+	if (app->env.interval_s)
+		app->replay_next_interval_ns =
+			app->info.start_ns + app->env.interval_s * 1e9;
+	if (prepare_report(app) || new_joiner(app) || output_begin_all())
+		return 1;
+	replay_feed(app->replay, app->joiner, &app->bpf_final, on_replay_tick,
+		    app);
+	joiner_finish(app->joiner);
+	report_end(app);
+	if (app->env.check_bound)
+		return bound_exit_code(app, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct app app = {};
@@ -473,6 +659,11 @@ int main(int argc, char **argv)
 		break;
 	}
 	app.have_cmd = app.env.command != NULL;
+	if (app.env.replay) {
+		code = replay_run(&app);
+		started = true;
+		goto out;
+	}
 	if (prepare(&app) || start_tracing(&app) || output_begin_all() ||
 	    drop_privileges(&app)) {
 		if (app.cmd_unrunnable)
@@ -488,17 +679,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	run(&app);
+	code = finish_recording(&app) ? 1 : 0;
 	report_end(&app);
-	code = 0;
 	started = true;
-	prom_failed = app.prom ? sink_prom_failed_writes(app.prom) : 0;
-	if (app.have_cmd) {
+	if (app.have_cmd && !code) {
 		/* exited, or SIGKILL could not end it (said on stderr) */
 		code = app.end.gave_up ? 1 : command_exit_code(&app.cmd);
 	}
 	if (app.env.check_bound)
 		code = bound_exit_code(&app, code);
 out:
+	prom_failed = started && app.prom ? sink_prom_failed_writes(app.prom) :
+					    0;
 	cleanup(&app);
 	/* Every write is checked: a report with lines missing is a failure. */
 	lost = output_close_all();

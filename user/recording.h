@@ -131,6 +131,8 @@ struct recording_reader *recording_open_mem(const void *data, size_t size,
 const struct nw_rec_header *recording_header(const struct recording_reader *r);
 enum recording_next recording_next(struct recording_reader *r,
 				   struct recording_entry *e);
+/* Back to the first entry: a second pass over the same input. */
+void recording_rewind(struct recording_reader *r);
 /* The file ended without END: the tracer was killed or its disk filled. */
 bool recording_cut_short(const struct recording_reader *r);
 const char *recording_error(const struct recording_reader *r);

@@ -256,6 +256,13 @@ enum recording_next recording_next(struct recording_reader *r,
 	return RECORDING_ENTRY;
 }
 
+void recording_rewind(struct recording_reader *r)
+{
+	r->off = r->hdr.header_size;
+	r->cut_short = r->done = false;
+	r->err[0] = 0;
+}
+
 bool recording_cut_short(const struct recording_reader *r)
 {
 	return r->cut_short;

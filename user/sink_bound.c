@@ -116,10 +116,10 @@ static void bound_finish(struct sink *s, const struct run_totals *t)
 		fprintf(s->out, "bound: cannot check: %s", why);
 		if (st.lost)
 			fprintf(s->out,
-				" (%llu notifications dropped (map full), %llu records lost, %llu signals dropped, %llu probe runs missed, %llu undecodable)",
+				" (%llu notifications dropped (map full), %llu records lost, %llu signals dropped, %llu probe runs missed, %llu unidentified, %llu undecodable)",
 				st.dropped_knotifs, st.lost_records,
 				st.dropped_signals, st.missed_runs,
-				st.decode_errors);
+				st.unidentified, st.decode_errors);
 		fprintf(s->out,
 			"; %llu deferred signals checked, %llu bound violations, %llu budget violations\n",
 			st.checked, st.violations, st.budget_violations);

@@ -88,7 +88,7 @@ static const struct {
 		     METRIC_COUNTER,
 		     { NULL } },
 	[F_DROPPED] = { "notifwait_dropped",
-			"Notifications (map full), signals (too many in one wait) or probe runs (the kernel skipped a program already active on the CPU) not followed.",
+			"Notifications (map full), signals (too many in one wait), probe runs (the kernel skipped a program already active on the CPU) or waits whose notification could not be identified (unidentified), not followed.",
 			METRIC_COUNTER,
 			{ "what" } },
 	[F_BOUND] = { "notifwait_bound_violations",
@@ -261,6 +261,7 @@ static void update_counters(struct sink *s, const struct run_totals *t)
 	static const char *const knotifs[1] = { "knotifs" };
 	static const char *const signals[1] = { "signals" };
 	static const char *const runs[1] = { "probe_runs" };
+	static const char *const unidentified[1] = { "unidentified" };
 	static const char *const bound[1] = { "bound" };
 	static const char *const budget[1] = { "budget" };
 
@@ -269,6 +270,7 @@ static void update_counters(struct sink *s, const struct run_totals *t)
 	set(st, F_DROPPED, knotifs, t->bpf.dropped_knotifs);
 	set(st, F_DROPPED, signals, t->bpf.dropped_signals);
 	set(st, F_DROPPED, runs, t->bpf.missed_runs);
+	set(st, F_DROPPED, unidentified, t->bpf.unidentified);
 	/* Read from the header's struct: no link dependency on bound_check.o */
 	if (t->bound) {
 		set(st, F_BOUND, bound, t->bound->st.violations);
@@ -343,6 +345,7 @@ static int init_registry(struct prom_state *st)
 	static const char *const knotifs[1] = { "knotifs" };
 	static const char *const runs[1] = { "probe_runs" };
 	static const char *const signals[1] = { "signals" };
+	static const char *const unidentified[1] = { "unidentified" };
 	static const char *const bound[1] = { "bound" };
 	static const char *const budget[1] = { "budget" };
 	int i;
@@ -361,6 +364,7 @@ static int init_registry(struct prom_state *st)
 	    !metrics_series(st->f[F_DROPPED], knotifs) ||
 	    !metrics_series(st->f[F_DROPPED], signals) ||
 	    !metrics_series(st->f[F_DROPPED], runs) ||
+	    !metrics_series(st->f[F_DROPPED], unidentified) ||
 	    !metrics_series(st->f[F_BOUND], bound) ||
 	    !metrics_series(st->f[F_BOUND], budget))
 		return -ENOMEM;

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The facts object (bpf/facts.bpf.c): its programs emit facts to one ring
+ * buffer and keep no join state, so the only sizes to set are the ring
+ * buffer's and the filters.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "backend.h"
+#include "facts.h"
+#include "facts.skel.h"
+
+int backend_facts_try(struct backend *b, const struct backend_config *cfg,
+		      char *why, size_t len)
+{
+	struct facts_bpf *skel;
+	int err;
+
+	skel = facts_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(why, len, "open: %s", strerror(-err));
+		return err;
+	}
+	skel->rodata->targ_tgid = cfg->target_tgid;
+	skel->rodata->targ_nr = cfg->syscall_nr;
+	skel->rodata->filter_traced = cfg->trace_descendants;
+	if (cfg->ringbuf_bytes)
+		bpf_map__set_max_entries(skel->maps.facts, cfg->ringbuf_bytes);
+	err = facts_bpf__load(skel);
+	if (err) {
+		snprintf(why, len, "load: %s%s", strerror(-err),
+			 backend_hint(-err));
+		goto fail;
+	}
+	err = facts_bpf__attach(skel);
+	if (err) {
+		snprintf(why, len, "attach: %s%s", strerror(-err),
+			 backend_hint(-err));
+		goto fail;
+	}
+	b->facts = skel;
+	return 0;
+fail:
+	facts_bpf__destroy(skel);
+	return err;
+}
+
+int backend_facts_records_fd(struct backend *b)
+{
+	return bpf_map__fd(b->facts->maps.facts);
+}
+
+int backend_facts_trace_tgid(struct backend *b, pid_t tgid)
+{
+	__u32 key = tgid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(b->facts->maps.traced, &key, sizeof(key),
+				    &one, sizeof(one), BPF_ANY);
+}
+
+/* The joiner's counters are the reporter's: main.c adds them. */
+void backend_facts_counters(struct backend *b, struct nw_counters *out)
+{
+	struct bpf_program *p;
+
+	memset(out, 0, sizeof(*out));
+	out->lost_records = b->facts->bss->counters.lost_facts;
+	bpf_object__for_each_program(p, b->facts->obj)
+		out->missed_runs += backend_prog_misses(p);
+}
+
+void backend_facts_stop(struct backend *b)
+{
+	facts_bpf__destroy(b->facts);
+	b->facts = NULL;
+}
