@@ -7,11 +7,14 @@
 struct knotif_entry {
 	struct nw_knotif_key key;
 	struct knotif k;
+	unsigned long long seq; /* order of creation */
+	__u64 settle_ns; /* set while flushing: when it settled */
 	UT_hash_handle hh;
 };
 
 struct knotif_table {
 	struct knotif_entry *entries;
+	unsigned long long next_seq;
 	knotif_ready_fn ready;
 	void *ctx;
 };
@@ -66,6 +69,7 @@ struct knotif *knotif_table_get(struct knotif_table *t,
 		return NULL;
 	e->key = *key;
 	e->k.ev.key = *key;
+	e->seq = t->next_seq++;
 	HASH_ADD(hh, t->entries, key, sizeof(e->key), e);
 	return &e->k;
 }
@@ -92,13 +96,64 @@ static void hand_over(struct knotif_table *t, struct knotif_entry *e)
 	drop(t, e);
 }
 
+/* When @k, its facts all in, settles; pending ones (no end) last. */
+static __u64 settle_time(const struct knotif *k)
+{
+	__u64 end = k->t_closed_ns ? k->t_closed_ns : k->ev.t_return_ns;
+
+	if (!end)
+		return ~0ULL;
+	if (!k->replies_in_flight && !knotif_awaits_delivery(k))
+		return end + NW_SETTLE_NS;
+	return end + NW_LINGER_NS;
+}
+
+static int by_settle_time(const void *a, const void *b)
+{
+	const struct knotif_entry *x = *(struct knotif_entry *const *)a;
+	const struct knotif_entry *y = *(struct knotif_entry *const *)b;
+
+	if (x->settle_ns != y->settle_ns)
+		return x->settle_ns < y->settle_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Hands over what settled by @now_ns (@all: everything with an event) in
+ * the order it settled, then creation order: records then come out in
+ * the same order however the run is cut into polls, so a recording cut
+ * short replays a subsequence of the whole one.
+ */
+static void flush_ordered(struct knotif_table *t, __u64 now_ns, bool all)
+{
+	struct knotif_entry *e, *tmp, **ready;
+	unsigned int n = 0, i;
+
+	ready = malloc(HASH_COUNT(t->entries) * sizeof(*ready) + 1);
+	HASH_ITER(hh, t->entries, e, tmp) {
+		if (all ? !e->k.have_event : !settled(&e->k, now_ns)) {
+			if (all)
+				drop(t, e);
+			continue;
+		}
+		if (!ready) {
+			hand_over(t, e); /* no memory: creation order only */
+			continue;
+		}
+		e->settle_ns = settle_time(&e->k);
+		ready[n++] = e;
+	}
+	if (!ready)
+		return;
+	qsort(ready, n, sizeof(*ready), by_settle_time);
+	for (i = 0; i < n; i++)
+		hand_over(t, ready[i]);
+	free(ready);
+}
+
 void knotif_table_flush(struct knotif_table *t, __u64 now_ns)
 {
-	struct knotif_entry *e, *tmp;
-
-	HASH_ITER(hh, t->entries, e, tmp)
-		if (settled(&e->k, now_ns))
-			hand_over(t, e);
+	flush_ordered(t, now_ns, false);
 }
 
 void knotif_table_for_each(struct knotif_table *t,
@@ -121,14 +176,7 @@ void knotif_table_remove(struct knotif_table *t, struct knotif *k)
 
 void knotif_table_flush_all(struct knotif_table *t)
 {
-	struct knotif_entry *e, *tmp;
-
-	HASH_ITER(hh, t->entries, e, tmp) {
-		if (e->k.have_event)
-			hand_over(t, e);
-		else
-			drop(t, e);
-	}
+	flush_ordered(t, 0, true);
 }
 
 unsigned int knotif_table_size(const struct knotif_table *t)

@@ -123,3 +123,31 @@ TEST(ringbuf_size)
 	EXPECT_EQ(parse(&env, 1, none), CLI_OK);
 	EXPECT_EQ(env.ringbuf_bytes, 0u);
 }
+
+/* --replay reports a recording: what chose the tracing cannot apply. */
+TEST(replay_takes_only_report_options)
+{
+	struct env env;
+	char *ok[] = { "notifwait", "--replay", "r.rec", "-j", "-s", "7",
+		       "--summary", NULL };
+	char *with_pid[] = { "notifwait", "--replay", "r.rec", "-p", "7", NULL };
+	char *with_backend[] = { "notifwait", "--replay", "r.rec",
+				 "--backend", "fentry", NULL };
+	char *with_record[] = { "notifwait", "--replay", "r.rec", "--record",
+				"s.rec", NULL };
+	char *with_cmd[] = { "notifwait", "--replay", "r.rec", "--", "ls",
+			     NULL };
+	char *with_duration[] = { "notifwait", "--replay", "r.rec", "-d", "1",
+				  NULL };
+	char *empty[] = { "notifwait", "--replay", "", NULL };
+
+	EXPECT_EQ(parse(&env, 7, ok), CLI_OK);
+	EXPECT_STREQ(env.replay, "r.rec");
+	EXPECT_EQ(env.supervisor_pid, 7);
+	EXPECT_EQ(parse(&env, 5, with_pid), CLI_ERROR);
+	EXPECT_EQ(parse(&env, 5, with_backend), CLI_ERROR);
+	EXPECT_EQ(parse(&env, 5, with_record), CLI_ERROR);
+	EXPECT_EQ(parse(&env, 5, with_cmd), CLI_ERROR);
+	EXPECT_EQ(parse(&env, 5, with_duration), CLI_ERROR);
+	EXPECT_EQ(parse(&env, 3, empty), CLI_ERROR);
+}
