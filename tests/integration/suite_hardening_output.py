@@ -370,7 +370,11 @@ def t_max_notifs_large_warns_once(env):
     p = run_tracer([env.tracer, "--max-notifs", "1048576", "-d", "0.3", "-o", os.devnull], 120)
     expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-300:]!r}")
     warn = [x for x in p.stderr.splitlines() if "warning: --max-notifs 1048576" in x]
-    expect(len(warn) == 1 and "GiB" in warn[0], f"warnings {warn}")
+    if "facts joined in user space" in p.stderr:
+        # nothing preallocated: the joiner's limit costs memory only when used
+        expect(not warn, f"a warning from a backend whose maps do not grow with it: {warn}")
+    else:
+        expect(len(warn) == 1 and "GiB" in warn[0], f"warnings {warn}")
     p = run_tracer([env.tracer, "-d", "0.3", "-o", os.devnull], 60)
     expect("warning" not in p.stderr, "a warning at the default size")
 
