@@ -20,18 +20,10 @@
 #include <bpf/bpf_core_read.h>
 #include "notifwait.h"
 #include "facts.h"
+#include "kernel_defs.bpf.h"
 #include "seccomp_walk.bpf.h"
 #include "walk_facts.bpf.h"
 
-#define NR_IOCTL 16 /* x86_64 */
-#define ERESTARTSYS 512
-#define SIGKILL 9
-#define TASK_INTERRUPTIBLE 0x1
-#define TASK_UNINTERRUPTIBLE 0x2
-#define TASK_WAKEKILL 0x100
-#define TASK_KILLABLE (TASK_WAKEKILL | TASK_UNINTERRUPTIBLE)
-#define SLEEP_STATE_MASK (TASK_INTERRUPTIBLE | TASK_KILLABLE)
-#define WAKEUP_BATCH_BYTES (64 * 1024)
 
 /* Filters, set before load so the verifier prunes what is unused. */
 const volatile __u32 targ_tgid = 0;

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Kernel macros vmlinux.h cannot carry (BTF has no #defines), x86_64. */
+#ifndef KERNEL_DEFS_BPF_H
+#define KERNEL_DEFS_BPF_H
+
+#define NR_IOCTL 16 /* x86_64 */
+#define ERESTARTSYS 512
+#define SIGKILL 9
+#define TASK_INTERRUPTIBLE 0x1
+#define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_WAKEKILL 0x100
+#define TASK_KILLABLE (TASK_WAKEKILL | TASK_UNINTERRUPTIBLE)
+#define SLEEP_STATE_MASK (TASK_INTERRUPTIBLE | TASK_KILLABLE)
+/* records or facts queued before a wake-up of the reporter */
+#define WAKEUP_BATCH_BYTES (64 * 1024)
+
+#endif /* KERNEL_DEFS_BPF_H */
