@@ -646,7 +646,7 @@ static int replay_run(struct app *app)
 int main(int argc, char **argv)
 {
 	struct app app = {};
-	unsigned long long lost, prom_failed = 0;
+	unsigned long long lost, prom_failed = 0, rec_lost = 0;
 	bool started = false;
 	int code = 1;
 
@@ -679,10 +679,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	run(&app);
-	code = finish_recording(&app) ? 1 : 0;
+	rec_lost = finish_recording(&app);
 	report_end(&app);
+	code = 0;
 	started = true;
-	if (app.have_cmd && !code) {
+	if (app.have_cmd) {
 		/* exited, or SIGKILL could not end it (said on stderr) */
 		code = app.end.gave_up ? 1 : command_exit_code(&app.cmd);
 	}
@@ -694,7 +695,7 @@ out:
 	cleanup(&app);
 	/* Every write is checked: a report with lines missing is a failure. */
 	lost = output_close_all();
-	if (started && (lost || prom_failed) && !code)
+	if (started && (lost || prom_failed || rec_lost) && !code)
 		code = 1;
 	return code;
 }
