@@ -240,7 +240,7 @@ emit_wait(struct nw_thread *st, struct task_struct *task, __u8 how, __u64 t)
 
 static __always_inline void emit_return(struct nw_thread *st,
 					struct task_struct *task, __s64 ret,
-					int nr, __u8 flags, __u64 t)
+					int nr, __u8 flags, __u32 queued, __u64 t)
 {
 	__u64 pending = pending_all(task);
 	struct nw_fact_return *f;
@@ -258,6 +258,7 @@ static __always_inline void emit_return(struct nw_thread *st,
 	f->ret = ret;
 	f->pending = pending & ~task->blocked.sig[0];
 	f->nr = nr;
+	f->queued = queued;
 	fact_submit(f);
 }
 
@@ -537,7 +538,7 @@ int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 	if (st->have_key) {
 		st->have_key = 0;
 		if (st->wanted)
-			emit_return(st, cur, ret, nr, 0, t);
+			emit_return(st, cur, ret, nr, 0, 0, t);
 		return 0;
 	}
 	if (entered)
@@ -552,6 +553,7 @@ int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 		    NW_RET_NO_KEY | (filter->wait_killable_recv ?
 					     NW_RET_FILTER_KILLABLE :
 					     0),
+		    ret == -ERESTARTSYS ? queued_below(filter->notif, st->id) : 0,
 		    t);
 	return 0;
 }
@@ -666,7 +668,7 @@ int BPF_PROG(on_process_exit, struct task_struct *p)
 		return 0;
 	st->have_key = 0;
 	if (st->wanted)
-		emit_return(st, p, -ERESTARTSYS, st->nr, NW_RET_EXITED, t);
+		emit_return(st, p, -ERESTARTSYS, st->nr, NW_RET_EXITED, 0, t);
 	return 0;
 }
 

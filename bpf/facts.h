@@ -109,7 +109,11 @@ struct nw_fact_return {
 	__s64 ret; /* the syscall's return value (ax), or -ERESTARTSYS */
 	__u64 pending; /* as in struct nw_fact_wait */
 	__s32 nr;
-	__u32 pad;
+	/*
+	 * NO_KEY with -ERESTARTSYS: bit i set when id - 1 - i was still
+	 * queued at this exit (another thread's notification, not this one)
+	 */
+	__u32 queued;
 };
 
 /* NW_FACT_RECV: h.flags */

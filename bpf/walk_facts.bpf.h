@@ -160,6 +160,36 @@ static __always_inline void view_of_walk(struct seccomp_filter *filter,
 	v->seed_killable = w->found_seed;
 }
 
+/*
+ * Which of the NW_QUEUED_IDS ids below @next_id are still on the listener's
+ * list, bit i for id next_id - 1 - i: at an aborted wait's unseen exit they
+ * are other threads' notifications, not the exiting one's. The list is in
+ * id order, so the walk from the tail stops at the first older id.
+ */
+#define NW_QUEUED_IDS 32
+static __always_inline __u32 queued_below(struct notification *notif,
+					  __u64 next_id)
+{
+	__u64 head = (__u64)&notif->notifications, pos, id;
+	__u64 off = bpf_core_field_offset(struct seccomp_knotif, list);
+	__u32 mask = 0;
+	int i;
+
+	pos = (__u64)BPF_CORE_READ(notif, notifications.prev);
+	for (i = 0; i < NW_QUEUED_IDS + 4; i++) {
+		if (pos == head || !walk_kernel_addr(pos))
+			break;
+		id = BPF_CORE_READ((struct seccomp_knotif *)(pos - off), id);
+		if (id < next_id) {
+			if (next_id - id > NW_QUEUED_IDS)
+				break;
+			mask |= 1U << (next_id - 1 - id);
+		}
+		pos = (__u64)BPF_CORE_READ((struct list_head *)pos, prev);
+	}
+	return mask;
+}
+
 /* The newest filter of @task that has a listener, or NULL. */
 static __always_inline struct seccomp_filter *
 listener_filter(struct task_struct *task)

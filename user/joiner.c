@@ -490,22 +490,30 @@ static void close_wait(struct joiner *j, struct knotif *k, struct thread *t,
 	}
 }
 
-/* tracepoint: a skipped syscall's exit, its wait unseen: newest id not seen */
+/*
+ * tracepoint: a skipped syscall's exit, its wait unseen: the newest id not
+ * seen, not ended and not still queued by another thread at this exit
+ */
 static void on_unseen_return(struct joiner *j, const struct nw_fact_return *f,
 			     struct thread *t)
 {
 	struct nw_knotif_key key = { .filter = f->filter };
 	struct knotif *k;
-	int i;
+	int i, known;
 
 	if (f->ret != -ERESTARTSYS || !f->filter)
 		return;
-	for (i = 1; i <= NW_UNSEEN_LOOKBACK; i++) {
+	/* skip ids others still had queued at this exit; count the rest */
+	for (i = 1, known = 0; known < NW_UNSEEN_LOOKBACK && (__u64)i <= f->id;
+	     i++) {
+		if (i <= 32 && (f->queued >> (i - 1)) & 1)
+			continue;
 		key.id = f->id - i;
 		if (!knotif_find(j, &key) && !ended_find(j, &key))
 			break;
+		known++;
 	}
-	if (i > NW_UNSEEN_LOOKBACK) {
+	if (known == NW_UNSEEN_LOOKBACK || (__u64)i > f->id) {
 		j->c.unidentified++;
 		return;
 	}

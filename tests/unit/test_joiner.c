@@ -420,6 +420,50 @@ TEST(joiner_unseen_exit_takes_newest_unseen_id)
 	joiner_free(j);
 }
 
+/*
+ * tracepoint, demo in the 6.1 guest: two threads queue (ids 5, 6), neither
+ * seen waiting; the first aborts while the other's id 6 is still queued and
+ * received later. The exit's queued mask keeps it off id 6.
+ */
+static void ret_queued(struct joiner *j, __u32 tid, __u64 next_id,
+		       __u32 queued, __u64 t)
+{
+	struct nw_fact_return f = {};
+
+	hdr(&f.h, NW_FACT_RETURN, sizeof(f), tid, t);
+	f.h.flags = NW_RET_NO_KEY;
+	f.filter = FILTER;
+	f.id = next_id;
+	f.ret = -ERESTARTSYS;
+	f.nr = 110;
+	f.queued = queued;
+	joiner_feed(j, &f, sizeof(f));
+}
+
+TEST(joiner_unseen_exit_skips_ids_still_queued)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+	int a, b;
+
+	ASSERT_TRUE(j);
+	ret_queued(j, TARGET, 7, 1, 100);
+	recv_fact(j, 6, TARGET + 1, 150);
+	ret_fact(j, TARGET + 1, 7, NW_RET_NO_KEY, -ERESTARTSYS, 200, 0);
+	drain(j);
+	ASSERT_TRUE(o.n == 2);
+	a = o.k[0].ev.target_tid == TARGET ? 0 : 1;
+	b = 1 - a;
+	EXPECT_EQ(o.k[a].ev.target_tid, TARGET);
+	EXPECT_EQ(o.k[a].ev.key.id, 5);
+	EXPECT_EQ(o.k[a].ev.t_recv_ns, 0);
+	EXPECT_EQ(o.k[b].ev.target_tid, TARGET + 1);
+	EXPECT_EQ(o.k[b].ev.key.id, 6);
+	EXPECT_EQ(o.k[b].ev.t_recv_ns, 150);
+	EXPECT_EQ(o.k[b].outcome, NW_OUTCOME_INTERRUPTED_AFTER_RECV);
+	joiner_free(j);
+}
+
 TEST(joiner_prior_guess_at_killable_sleep)
 {
 	struct out o;
