@@ -1,4 +1,4 @@
-# notifwait: bpf/notifwait.bpf.c -> build/notifwait.bpf.o -> build/notifwait.skel.h
+# notifwait: bpf/facts.bpf.c -> build/facts.bpf.o -> build/facts.skel.h
 #            user/*.c + skeleton -> build/notifwait
 #
 #   make            build the tool        make demo   run it on the built-in workload
@@ -61,7 +61,7 @@ LIBS += -lmicrohttpd
 LIBS += -lcap
 
 # The reporter's stages; main.c wires them together.
-USER_CORE := cli syscalls errnames knotif knotif_table decoder hist stats \
+USER_CORE := cli syscalls errnames knotif knotif_table hist stats \
 	sinks sink_stream sink_json sink_hist sink_summary json_record json_writer
 USER_CORE += metrics prom_http prom_textfile sink_prom
 USER_CORE += bound_check sink_bound timeline_svg sink_timeline
@@ -98,22 +98,12 @@ deps: deps-check
 deps-check:
 	$(if $(DEPS_INSTALL),$(Q)scripts/deps.sh install $(DEPS_INSTALL))
 
-$(BUILD)/notifwait.bpf.o: bpf/notifwait.bpf.c | $(DEPS_STAMP)
-	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
-
 $(BUILD)/facts.bpf.o: bpf/facts.bpf.c | $(DEPS_STAMP)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 # Written aside and renamed: an interrupted bpftool leaves no short header.
-$(BUILD)/notifwait.skel.h: $(BUILD)/notifwait.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name notifwait_bpf > $@.tmp
-	$(Q)mv $@.tmp $@
-
 $(BUILD)/facts.skel.h: $(BUILD)/facts.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name facts_bpf > $@.tmp
@@ -125,11 +115,9 @@ $(BUILD)/user/%.o: user/%.c | $(DEPS_STAMP)
 	$(Q)$(CC) $(CFLAGS) $(NW_CFLAGS) -MMD -MP -c $< -o $@
 
 # Header dependencies, as the compiler saw them (-MMD -MP).
--include $(USER_OBJS:.o=.d) $(BUILD)/notifwait.bpf.d $(BUILD)/facts.bpf.d
+-include $(USER_OBJS:.o=.d) $(BUILD)/facts.bpf.d
 
-$(BUILD)/user/backend.o $(BUILD)/user/backend_kprobe.o $(BUILD)/user/main.o: \
-	$(BUILD)/notifwait.skel.h
-$(BUILD)/user/backend_facts.o: $(BUILD)/facts.skel.h
+$(BUILD)/user/backend_facts.o $(BUILD)/user/backend_kprobe.o: $(BUILD)/facts.skel.h
 
 $(BUILD)/notifwait: $(USER_OBJS)
 	$(call msg,LINK,$@)

@@ -21,9 +21,8 @@
 #include "notifwait.h"
 #include "facts.h"
 #include "kernel_defs.bpf.h"
-#include "seccomp_walk.bpf.h"
+#include "knotif_view.bpf.h"
 #include "walk_facts.bpf.h"
-
 
 /* Filters, set before load so the verifier prunes what is unused. */
 const volatile __u32 targ_tgid = 0;
@@ -43,8 +42,12 @@ struct nw_thread {
 	__u8 wflags; /* NW_WAIT_FILTER_KILLABLE | NW_WAIT_SEED_KILLABLE */
 	__u8 entered; /* its current syscall passed sys_enter */
 	__u8 task_sent; /* comm below went out in a TASK fact */
-	__u8 pad[3];
+	__u8 in_bracket; /* fentry/kprobe: inside the notification bracket */
+	__u8 pad[2];
 	char comm[16];
+	/* fentry/kprobe: the bracket's entry and its filter (0: unknown) */
+	__u64 t_bracket;
+	__u64 bracket_filter;
 	/* a supervisor's NOTIF_* ioctl between sys_enter and sys_exit */
 	__u64 io_filter;
 	__u64 io_uptr;
@@ -232,6 +235,7 @@ emit_wait(struct nw_thread *st, struct task_struct *task, __u8 how, __u64 t)
 	fill_hdr(&f->h, NW_FACT_WAIT, how | st->wflags, sizeof(*f), t);
 	f->filter = st->filter;
 	f->id = st->id;
+	f->t_start_ns = st->t_bracket;
 	f->pending = pending_unblocked(task);
 	f->nr = st->nr;
 	f->arch = st->arch;
@@ -240,7 +244,8 @@ emit_wait(struct nw_thread *st, struct task_struct *task, __u8 how, __u64 t)
 
 static __always_inline void emit_return(struct nw_thread *st,
 					struct task_struct *task, __s64 ret,
-					int nr, __u8 flags, __u32 queued, __u64 t)
+					int nr, __u8 flags, __u32 queued,
+					__u64 t)
 {
 	__u64 pending = pending_all(task);
 	struct nw_fact_return *f;
@@ -362,20 +367,22 @@ static __always_inline __u64 fd_listener(int fd)
 	return (__u64)BPF_CORE_READ(file, private_data);
 }
 
-static __always_inline void ioctl_enter(struct pt_regs *regs, __u64 t)
+static __always_inline bool notif_ioctl(__u32 cmd)
 {
-	__u32 cmd = (__u32)regs->si;
+	return cmd == NW_IOCTL_NOTIF_RECV || cmd == NW_IOCTL_NOTIF_SEND ||
+	       NW_IOCTL_IS_ADDFD(cmd);
+}
+
+/* A NOTIF_* ioctl on the listener of @filter, with its argument @uptr. */
+static __always_inline void ioctl_enter(__u64 filter, __u32 cmd, __u64 uptr,
+					__u64 t)
+{
 	struct seccomp_notif_resp resp;
 	struct seccomp_notif_addfd addfd;
 	struct nw_fact_reply *f;
 	struct nw_thread *st;
-	__u64 filter, uptr = regs->dx;
 	__u32 flags_in = 0;
 
-	if (cmd != NW_IOCTL_NOTIF_RECV && cmd != NW_IOCTL_NOTIF_SEND &&
-	    !NW_IOCTL_IS_ADDFD(cmd))
-		return;
-	filter = fd_listener(regs->di);
 	if (!filter)
 		return;
 	st = own_state(true);
@@ -510,8 +517,9 @@ int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long id)
 		if (st)
 			st->entered = 1;
 	}
-	if (id == NR_IOCTL)
-		ioctl_enter(regs, bpf_ktime_get_ns());
+	if (id == NR_IOCTL && notif_ioctl(regs->si))
+		ioctl_enter(fd_listener(regs->di), regs->si, regs->dx,
+			    bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -553,8 +561,269 @@ int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 		    NW_RET_NO_KEY | (filter->wait_killable_recv ?
 					     NW_RET_FILTER_KILLABLE :
 					     0),
-		    ret == -ERESTARTSYS ? queued_below(filter->notif, st->id) : 0,
+		    ret == -ERESTARTSYS ? queued_below(filter->notif, st->id) :
+					  0,
 		    t);
+	return 0;
+}
+
+/* ---- fentry and kprobe backends ------------------------------------------ */
+/*
+ * The bracket (seccomp_do_user_notification, or __seccomp_filter where a
+ * compiler clone hides it) marks the thread's own storage; each sleep in
+ * it is wait_for_completion_*(&knotif->ready), which names the knotif
+ * without a walk; the bracket's exit ends the wait with the return value
+ * seccomp put in the registers.
+ */
+
+static __always_inline void bracket_enter(__u64 filter)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u64 t = bpf_ktime_get_ns();
+	struct nw_thread *st;
+
+	if (!filter && !listener_filter(cur))
+		return;
+	st = own_state(true);
+	if (!st)
+		return;
+	st->in_bracket = 1;
+	st->have_key = 0;
+	st->t_bracket = t;
+	st->bracket_filter = filter;
+}
+
+/*
+ * CONTINUE (the bracket returns 0) lets the syscall run: its return value
+ * comes later, unseen here.
+ */
+static __always_inline void bracket_leave(bool continued)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	__u64 t = bpf_ktime_get_ns();
+	struct nw_thread *st = own_state(false);
+
+	if (!st || !st->in_bracket)
+		return;
+	st->in_bracket = 0;
+	st->t_bracket = 0;
+	if (!st->have_key)
+		return; /* no wait: the filter did not notify */
+	st->have_key = 0;
+	if (st->wanted)
+		emit_return(st, cur, BPF_CORE_READ(regs, ax),
+			    BPF_CORE_READ(regs, orig_ax),
+			    continued ? NW_RET_UNKNOWN : 0, 0, t);
+}
+
+/*
+ * A clone's caller or a kprobe does not see the filter: the knotif was just
+ * added at its listener's tail, so the list leads from @next to that
+ * listener's head in a step or a few (others queued since).
+ */
+#define NW_HEAD_STEPS 4
+static __always_inline struct seccomp_filter *
+listener_of_knotif(struct task_struct *cur, __u64 next)
+{
+	struct seccomp_filter *filter, *newest = NULL;
+	__u64 pos;
+	int depth, i;
+
+	filter = cur->seccomp.filter;
+	for (depth = 0; depth < NW_MAX_FILTER_DEPTH && filter; depth++) {
+		if (filter->notif) {
+			if (!newest)
+				newest = filter;
+			pos = next;
+			for (i = 0; i < NW_HEAD_STEPS && walk_kernel_addr(pos);
+			     i++) {
+				if (pos == (__u64)&filter->notif->notifications)
+					return filter;
+				pos = (__u64)BPF_CORE_READ(
+					(struct list_head *)pos, next);
+			}
+		}
+		filter = filter->prev;
+	}
+	return newest; /* a walk torn by a list_del: the likeliest */
+}
+
+/* @kn is the current thread's knotif: which listener's is it? */
+static __always_inline bool view_of_knotif(struct task_struct *cur,
+					   struct nw_thread *st, __u64 kn,
+					   struct nw_knotif_view *v)
+{
+	struct seccomp_filter *filter = (void *)st->bracket_filter;
+	union nw_knotif_copy c;
+	__u32 nr_arch[2] = {};
+
+	if (knotif_copy(&c, kn) || c.k.task != cur)
+		return false;
+	if (!filter)
+		filter = listener_of_knotif(cur, (__u64)c.k.list.next);
+	if (!filter)
+		return false;
+	v->filter = (__u64)filter;
+	v->kn = kn;
+	v->id = c.k.id;
+	v->task = cur;
+	bpf_probe_read_kernel(nr_arch, sizeof(nr_arch), c.k.data);
+	v->nr = nr_arch[0];
+	v->arch = nr_arch[1];
+	v->filter_killable = BPF_CORE_READ(filter, wait_killable_recv);
+	v->seed_killable = 0;
+	if (bpf_core_field_exists(
+		    ((struct seccomp_knotif___seed *)0)->wait_killable))
+		v->seed_killable =
+			((struct seccomp_knotif___seed *)&c)->wait_killable;
+	return true;
+}
+
+static __always_inline void wait_begin(struct completion *x, bool killable)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct nw_knotif_view v = {};
+	struct nw_thread *st;
+	__u64 t;
+
+	if (cur->seccomp.mode != NW_SECCOMP_MODE_FILTER)
+		return;
+	t = bpf_ktime_get_ns();
+	st = own_state(false);
+	if (!st || !st->in_bracket)
+		return; /* not a seccomp wait: most callers leave here */
+	if (!st->have_key) {
+		if (!view_of_knotif(cur, st,
+				    (__u64)x - bpf_core_field_offset(
+						       struct seccomp_knotif,
+						       ready),
+				    &v))
+			return;
+		store_key(st, cur, &v);
+	}
+	emit_wait(st, cur, NW_WAIT_ENTRY | (killable ? NW_WAIT_KILLABLE : 0),
+		  t);
+}
+
+/*
+ * The fexit programs take the return value with bpf_get_func_ret(): the
+ * argument lists differ between kernels (__seccomp_filter has three in 6.1,
+ * two in 6.18), and with them the return value's slot.
+ */
+static __always_inline long func_ret(void *ctx)
+{
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	return (long)ret;
+}
+
+SEC("fentry/seccomp_do_user_notification")
+int BPF_PROG(fentry_notify)
+{
+	/* (this_syscall, match, sd): the filter is the second argument */
+	bracket_enter(ctx[1]);
+	return 0;
+}
+
+SEC("fexit/seccomp_do_user_notification")
+int BPF_PROG(fexit_notify)
+{
+	bracket_leave((int)func_ret(ctx) == 0);
+	return 0;
+}
+
+SEC("fentry/__seccomp_filter")
+int BPF_PROG(fentry_filter)
+{
+	bracket_enter(0);
+	return 0;
+}
+
+SEC("fexit/__seccomp_filter")
+int BPF_PROG(fexit_filter)
+{
+	bracket_leave((int)func_ret(ctx) == 0);
+	return 0;
+}
+
+SEC("fentry/wait_for_completion_interruptible")
+int BPF_PROG(fentry_wait_interruptible, struct completion *x)
+{
+	wait_begin(x, false);
+	return 0;
+}
+
+SEC("fentry/wait_for_completion_killable")
+int BPF_PROG(fentry_wait_killable, struct completion *x)
+{
+	wait_begin(x, true);
+	return 0;
+}
+
+SEC("fentry/seccomp_notify_ioctl")
+int BPF_PROG(fentry_notify_ioctl, struct file *file, unsigned int cmd,
+	     unsigned long arg)
+{
+	if (notif_ioctl(cmd))
+		ioctl_enter((__u64)file->private_data, cmd, arg,
+			    bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("fexit/seccomp_notify_ioctl")
+int BPF_PROG(fexit_notify_ioctl)
+{
+	ioctl_exit(func_ret(ctx), bpf_ktime_get_ns());
+	return 0;
+}
+
+/* The same as kprobes, attached by symbol (a clone BTF lacks). */
+
+SEC("kprobe")
+int BPF_KPROBE(kp_notify_enter)
+{
+	/* a clone may have dropped arguments: the wait finds the filter */
+	bracket_enter(0);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kp_notify_leave, int ret)
+{
+	bracket_leave(ret == 0);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_wait_interruptible, struct completion *x)
+{
+	wait_begin(x, false);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_wait_killable, struct completion *x)
+{
+	wait_begin(x, true);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_notify_ioctl, struct file *file, unsigned int cmd,
+	       unsigned long arg)
+{
+	if (notif_ioctl(cmd))
+		ioctl_enter((__u64)BPF_CORE_READ(file, private_data), cmd, arg,
+			    bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kp_notify_ioctl_ret, long ret)
+{
+	ioctl_exit(ret, bpf_ktime_get_ns());
 	return 0;
 }
 

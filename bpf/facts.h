@@ -66,11 +66,14 @@ struct nw_fact_task {
 
 /* NW_FACT_WAIT: h.flags */
 #define NW_WAIT_HOW_MASK 0x03
-#define NW_WAIT_WAKEUP 1 /* tracepoint: woke the listener right after queueing */
+#define NW_WAIT_WAKEUP \
+	1 /* tracepoint: woke the listener right after queueing */
 #define NW_WAIT_SLEEP 2 /* tracepoint: sched_switch out, asleep on it */
 #define NW_WAIT_ENTRY 3 /* fentry/kprobe: wait_for_completion_*(&kn->ready) */
-#define NW_WAIT_KILLABLE 0x04 /* SLEEP/ENTRY: TASK_KILLABLE (else interruptible) */
-#define NW_WAIT_FILTER_KILLABLE 0x08 /* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV */
+#define NW_WAIT_KILLABLE \
+	0x04 /* SLEEP/ENTRY: TASK_KILLABLE (else interruptible) */
+#define NW_WAIT_FILTER_KILLABLE \
+	0x08 /* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV */
 #define NW_WAIT_SEED_KILLABLE 0x10 /* seed series: knotif->wait_killable */
 
 struct nw_fact_wait {
@@ -117,8 +120,10 @@ struct nw_fact_return {
 };
 
 /* NW_FACT_RECV: h.flags */
-#define NW_RECV_SEED_FLAG 0x01 /* RECV asked SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE */
-#define NW_RECV_FILTER_KILLABLE 0x02 /* the listener's filter->wait_killable_recv */
+#define NW_RECV_SEED_FLAG \
+	0x01 /* RECV asked SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE */
+#define NW_RECV_FILTER_KILLABLE \
+	0x02 /* the listener's filter->wait_killable_recv */
 
 struct nw_fact_recv {
 	struct nw_fact_hdr h;
@@ -160,7 +165,8 @@ struct nw_fact_reply_done {
 /* NW_FACT_SIGNAL: h.flags */
 #define NW_SIG_GROUP 0x01 /* process-directed */
 #define NW_SIG_MASKED 0x02 /* in the target's blocked mask */
-#define NW_SIG_HAVE_KEY 0x04 /* filter/id: the target's knotif on its listener */
+#define NW_SIG_HAVE_KEY \
+	0x04 /* filter/id: the target's knotif on its listener */
 #define NW_SIG_FILTER_KILLABLE 0x08 /* HAVE_KEY: the listener's filter flag */
 
 struct nw_fact_signal {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Records shared by the BPF side and the reporter. The BPF side joins the
- * events of one notification in a map and emits one struct knotif_event when
- * the target returns; signal deliveries, addfd results and failed replies
- * happen after that and travel as small records of their own.
+ * The records the joiner (user/joiner.c) builds from the facts (facts.h):
+ * one struct nw_knotif_event per notification, with its addfd results and
+ * failed replies as records of their own; and the constants of the
+ * kernel's seccomp uapi both sides use.
  */
 #ifndef NOTIFWAIT_H
 #define NOTIFWAIT_H
@@ -23,7 +23,7 @@
  */
 #define NW_IOCTL_EA_MASK 0x0000ffffU
 #define NW_IOCTL_IS_ADDFD(cmd) \
-	(((cmd) & NW_IOCTL_EA_MASK) == (NW_IOCTL_NOTIF_ADDFD & NW_IOCTL_EA_MASK))
+	(((cmd)&NW_IOCTL_EA_MASK) == (NW_IOCTL_NOTIF_ADDFD & NW_IOCTL_EA_MASK))
 
 #define NW_USER_NOTIF_FLAG_CONTINUE 1U
 /* The seed series' RECV flag (bit 0 of struct seccomp_notif.flags). */
@@ -34,11 +34,8 @@
 
 enum nw_record_kind {
 	NW_REC_KNOTIF = 1, /* a notification ended (target returned) */
-	NW_REC_SIGNAL_DELIVERED, /* a signal recorded during a wait was delivered */
-	NW_REC_ADDFD, /* a supervisor's NOTIF_ADDFD returned */
+	NW_REC_ADDFD = 3, /* a supervisor's NOTIF_ADDFD returned */
 	NW_REC_REPLY_FAILED, /* a supervisor's NOTIF_SEND failed */
-	NW_REC_RECV_LATE, /* a RECV that returned after the target had */
-	NW_REC_SIGNAL_LATE, /* a signal written while its record was copied out */
 };
 
 /* Where the tracer first saw the notification. */
@@ -110,13 +107,8 @@ struct nw_knotif_event {
 	__u32 arch;
 	__u32 interruptible_sleeps;
 	__u32 killable_sleeps;
-	/*
-	 * Slots taken, by an atomic add: may pass NW_MAX_SIGNALS (the rest
-	 * are dropped and counted). The reporter keeps the filled-in ones.
-	 */
-	__u32 nsignals;
-	/* Set before the record is copied out: see append_signal(). */
-	__u32 closed;
+	__u32 nsignals; /* in signals[]; more are counted in signals_dropped */
+	__u32 pad0;
 	__u8 notify_source;
 	__u8 killable_cause;
 	__u8 wake_cause; /* the last wake-up, kept for killable_cause */
@@ -125,28 +117,18 @@ struct nw_knotif_event {
 	__u8 recv_flag; /* seed RECV flag SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE */
 	__u8 fatal_pending; /* SIGKILL pending at return */
 	__u8 exited; /* target exited without a sys_exit */
-	__u8 signals_dropped; /* filled by the reporter from nsignals */
+	__u8 signals_dropped;
 	__u8 ret_unknown; /* CONTINUE under fentry: the syscall ran after */
 	/*
 	 * The wait aborted with no signal recorded: the lowest unblocked
-	 * one pending then, guessed as sent before the wait. Kept apart from
-	 * signals[] so a sender still recording its signal never shares a slot.
+	 * one pending then, guessed as sent before the wait (knotif.c turns
+	 * it into a signal, or drops it when its sender's fact comes).
 	 */
 	__u8 prior_sig;
 	__u8 pad[5];
 	char comm[NW_COMM_LEN];
 	char supervisor_comm[NW_COMM_LEN];
 	struct nw_signal signals[NW_MAX_SIGNALS];
-};
-
-struct nw_signal_delivered_event {
-	__u32 kind; /* NW_REC_SIGNAL_DELIVERED */
-	__u32 sig;
-	struct nw_knotif_key key;
-	__u64 t_sent_ns;
-	__u64 t_delivered_ns;
-	__u32 sender_tgid;
-	__u32 pad;
 };
 
 struct nw_addfd_event {
@@ -170,31 +152,10 @@ struct nw_reply_failed_event {
 	__u32 pad;
 };
 
-struct nw_recv_late_event {
-	__u32 kind; /* NW_REC_RECV_LATE */
-	__u32 supervisor_tgid;
-	struct nw_knotif_key key;
-	__u64 t_recv_ns;
-	__u32 supervisor_seen_pid;
-	__u32 recv_flag;
-	char supervisor_comm[NW_COMM_LEN];
-};
-
-/*
- * A signal its sender wrote into a notification's entry while the target
- * was copying that entry out: the copy may lack it, so it travels alone.
- */
-struct nw_signal_late_event {
-	__u32 kind; /* NW_REC_SIGNAL_LATE */
-	__u32 pad;
-	struct nw_knotif_key key;
-	struct nw_signal signal;
-};
-
-/* Counters the reporter reads from the BPF object's .bss. */
+/* What the run lost, for the lost record and the metrics. */
 struct nw_counters {
-	__u64 lost_records; /* ring buffer full */
-	__u64 dropped_knotifs; /* notification map full */
+	__u64 lost_records; /* facts: ring buffer full */
+	__u64 dropped_knotifs; /* the joiner's --max-notifs reached */
 	__u64 dropped_signals; /* more than NW_MAX_SIGNALS in one wait */
 	/*
 	 * Filled by the reporter, not by BPF: runs the kernel skipped because

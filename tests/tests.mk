@@ -26,8 +26,7 @@ NW_SOAK_S ?= 240
 test-long: $(BUILD)/nw-workload $(BUILD)/notifwait
 	python3 tests/integration/soak.py --build $(BUILD) --duration $(NW_SOAK_S)
 
-# make test-depth: suite_depth on any backend (make test runs it on the
-# backends that emit facts; fentry and kprobe still stop at 64 entries).
+# make test-depth: suite_depth alone (IT_ARGS="--backend B" for one backend).
 .PHONY: test-depth
 test-depth: $(BUILD)/nw-workload $(BUILD)/notifwait
-	NW_TEST_DEPTH=1 python3 tests/integration/run.py --build $(BUILD) --suites depth -k depth_
+	python3 tests/integration/run.py --build $(BUILD) --suites depth -k depth_ $(IT_ARGS)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A backend loads and attaches BPF programs that produce the records of
- * notifwait.h into a ring buffer. The stages after it do not know which one
- * runs. All programs live in one BPF object; a backend variant
- * (backend_*.c) says which of them to load and whether this kernel can.
+ * A backend loads and attaches the BPF programs that emit facts
+ * (bpf/facts.h) into a ring buffer for the joiner. The stages after it do
+ * not know which one runs. All programs live in one BPF object; a backend
+ * variant (backend_*.c) says which of them to load and whether this kernel
+ * can.
  */
 #ifndef NW_BACKEND_H
 #define NW_BACKEND_H
@@ -15,7 +16,6 @@
 #include "notifwait.h"
 
 struct btf;
-struct notifwait_bpf;
 struct facts_bpf;
 struct bpf_program;
 
@@ -23,28 +23,20 @@ struct backend_config {
 	pid_t target_tgid; /* 0: any */
 	int syscall_nr; /* -1: any */
 	bool trace_descendants; /* only targets in the traced set */
-	unsigned int max_knotifs;
 	unsigned int ringbuf_bytes; /* 0: the object's default */
-	bool facts_only; /* --record: only variants that emit facts */
 };
 
 struct backend_variant {
 	const char *name; /* what --backend calls it */
 	const char *label; /* in messages: name and how */
-	/* probes the notification bracket: the target creates its entries */
-	bool bracket;
-	/*
-	 * Loads bpf/facts.bpf.c, which emits facts for the joiner
-	 * (user/joiner.c), instead of the records of notifwait.h.
-	 */
-	bool facts;
+	/* its programs in bpf/facts.bpf.c, besides the common ones; NULL ends */
+	const char *const *progs;
 	/* 0 when @vmlinux has what it needs; else -errno and why */
 	int (*probe)(struct btf *vmlinux, char *why, size_t len);
-	/* Turns on this variant's programs (all start off); describes them. */
-	void (*select)(struct notifwait_bpf *skel, struct btf *vmlinux,
-		       char *what, size_t len);
+	/* What it attaches to, for the header. */
+	void (*describe)(char *what, size_t len);
 	/* Optional: attaches what the skeleton cannot (kprobes by symbol). */
-	int (*attach)(struct notifwait_bpf *skel, char *why, size_t len);
+	int (*attach)(struct facts_bpf *skel, char *why, size_t len);
 };
 
 extern const struct backend_variant backend_fentry;
@@ -52,13 +44,10 @@ extern const struct backend_variant backend_fentry_caller;
 extern const struct backend_variant backend_kprobe;
 extern const struct backend_variant backend_tracepoint;
 
-typedef void (*pending_fn)(const struct nw_knotif_event *e, void *ctx);
-
 struct backend {
 	const char *name;
 	char reason[640]; /* what it attaches to, and why the others were not */
-	struct notifwait_bpf *skel; /* records, or: */
-	struct facts_bpf *facts; /* facts: the ring buffer feeds a joiner */
+	struct facts_bpf *facts; /* its ring buffer feeds the joiner */
 };
 
 /*
@@ -71,13 +60,11 @@ int backend_records_fd(struct backend *b);
 /* Adds a process to the traced set (with its later descendants). */
 int backend_trace_tgid(struct backend *b, pid_t tgid);
 void backend_counters(struct backend *b, struct nw_counters *out);
-/* Records only: calls @fn for every notification still waiting. */
-void backend_for_each_pending(struct backend *b, pending_fn fn, void *ctx);
 void backend_stop(struct backend *b);
 
-/* backend_facts.c: the variant that emits facts. */
-int backend_facts_try(struct backend *b, const struct backend_config *cfg,
-		      char *why, size_t len);
+/* backend_facts.c: the facts object. */
+int backend_facts_try(struct backend *b, const struct backend_variant *v,
+		      const struct backend_config *cfg, char *why, size_t len);
 int backend_facts_records_fd(struct backend *b);
 int backend_facts_trace_tgid(struct backend *b, pid_t tgid);
 void backend_facts_counters(struct backend *b, struct nw_counters *out);
@@ -88,8 +75,7 @@ const char *backend_hint(int err);
 /* Runs the kernel skipped: the program was already active on that CPU. */
 __u64 backend_prog_misses(const struct bpf_program *p);
 
-/* For the variants: turn one program on by name. */
-void backend_enable(struct notifwait_bpf *skel, const char *prog);
+/* For the variants' probes. */
 bool backend_has_func(struct btf *vmlinux, const char *func);
 
 #endif /* NW_BACKEND_H */

@@ -13,10 +13,31 @@
 #include "facts.h"
 #include "facts.skel.h"
 
-int backend_facts_try(struct backend *b, const struct backend_config *cfg,
-		      char *why, size_t len)
+/* The programs every variant needs: signals and the traced set. */
+static const char *const common_progs[] = {
+	"on_signal_generate",
+	"on_signal_deliver",
+	"on_process_fork",
+	"on_process_exit",
+	NULL,
+};
+
+static void enable(struct facts_bpf *skel, const char *const *names)
+{
+	struct bpf_program *p;
+
+	for (; *names; names++) {
+		p = bpf_object__find_program_by_name(skel->obj, *names);
+		if (p)
+			bpf_program__set_autoload(p, true);
+	}
+}
+
+int backend_facts_try(struct backend *b, const struct backend_variant *v,
+		      const struct backend_config *cfg, char *why, size_t len)
 {
 	struct facts_bpf *skel;
+	struct bpf_program *p;
 	int err;
 
 	skel = facts_bpf__open();
@@ -30,6 +51,10 @@ int backend_facts_try(struct backend *b, const struct backend_config *cfg,
 	skel->rodata->filter_traced = cfg->trace_descendants;
 	if (cfg->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.facts, cfg->ringbuf_bytes);
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
+	enable(skel, common_progs);
+	enable(skel, v->progs);
 	err = facts_bpf__load(skel);
 	if (err) {
 		snprintf(why, len, "load: %s%s", strerror(-err),
@@ -41,6 +66,11 @@ int backend_facts_try(struct backend *b, const struct backend_config *cfg,
 		snprintf(why, len, "attach: %s%s", strerror(-err),
 			 backend_hint(-err));
 		goto fail;
+	}
+	if (v->attach) {
+		err = v->attach(skel, why, len);
+		if (err)
+			goto fail;
 	}
 	b->facts = skel;
 	return 0;

@@ -63,51 +63,55 @@ static int caller_probe(struct btf *vmlinux, char *why, size_t len)
 	return 0;
 }
 
-static void enable_waits_and_ioctl(struct notifwait_bpf *skel)
+static const char *const exact_progs[] = {
+	"fentry_notify",
+	"fexit_notify",
+	"fentry_wait_interruptible",
+	"fentry_wait_killable",
+	"fentry_notify_ioctl",
+	"fexit_notify_ioctl",
+	NULL,
+};
+
+static const char *const caller_progs[] = {
+	"fentry_filter",
+	"fexit_filter",
+	"fentry_wait_interruptible",
+	"fentry_wait_killable",
+	"fentry_notify_ioctl",
+	"fexit_notify_ioctl",
+	NULL,
+};
+
+static void exact_describe(char *what, size_t len)
 {
-	backend_enable(skel, "fentry_wait_interruptible");
-	backend_enable(skel, "fentry_wait_killable");
-	backend_enable(skel, "fentry_notify_ioctl");
-	backend_enable(skel, "fexit_notify_ioctl");
+	snprintf(
+		what, len,
+		"fentry/fexit on " BRACKET_FUNC
+		", wait_for_completion_interruptible/killable, seccomp_notify_ioctl; facts joined in user space");
 }
 
-static void exact_select(struct notifwait_bpf *skel, struct btf *vmlinux,
-			 char *what, size_t len)
+static void caller_describe(char *what, size_t len)
 {
-	(void)vmlinux;
-	backend_enable(skel, "fentry_notify");
-	backend_enable(skel, "fexit_notify");
-	enable_waits_and_ioctl(skel);
-	snprintf(what, len,
-		 "fentry/fexit on " BRACKET_FUNC
-		 ", wait_for_completion_interruptible/killable, seccomp_notify_ioctl");
-}
-
-static void caller_select(struct notifwait_bpf *skel, struct btf *vmlinux,
-			  char *what, size_t len)
-{
-	(void)vmlinux;
-	backend_enable(skel, "fentry_filter");
-	backend_enable(skel, "fexit_filter");
-	enable_waits_and_ioctl(skel);
-	snprintf(what, len,
-		 "fentry/fexit on " BRACKET_CALLER " (" BRACKET_FUNC
-		 " is not in BTF), wait_for_completion_interruptible/killable, seccomp_notify_ioctl");
+	snprintf(
+		what, len,
+		"fentry/fexit on " BRACKET_CALLER " (" BRACKET_FUNC
+		" is not in BTF), wait_for_completion_interruptible/killable, seccomp_notify_ioctl; facts joined in user space");
 }
 
 const struct backend_variant backend_fentry = {
 	.name = "fentry",
 	.label = "fentry",
+	.progs = exact_progs,
 	.probe = exact_probe,
-	.select = exact_select,
-	.bracket = true,
+	.describe = exact_describe,
 };
 
 /* Tried after kprobes: a kprobe on the clone is exact, this is not. */
 const struct backend_variant backend_fentry_caller = {
 	.name = "fentry",
 	.label = "fentry via " BRACKET_CALLER,
+	.progs = caller_progs,
 	.probe = caller_probe,
-	.select = caller_select,
-	.bracket = true,
+	.describe = caller_describe,
 };

@@ -10,7 +10,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "backend.h"
-#include "notifwait.skel.h"
+#include "facts.h"
+#include "facts.skel.h"
 
 #define BRACKET_FUNC "seccomp_do_user_notification"
 #define KSYM_LEN 128
@@ -56,19 +57,22 @@ static int kprobe_probe(struct btf *vmlinux, char *why, size_t len)
 	return 0;
 }
 
-static void kprobe_select(struct notifwait_bpf *skel, struct btf *vmlinux,
-			  char *what, size_t len)
+static const char *const progs[] = {
+	"kp_notify_enter",
+	"kp_notify_leave",
+	"kp_wait_interruptible",
+	"kp_wait_killable",
+	"kp_notify_ioctl",
+	"kp_notify_ioctl_ret",
+	NULL,
+};
+
+static void kprobe_describe(char *what, size_t len)
 {
-	(void)vmlinux;
-	backend_enable(skel, "kp_notify_enter");
-	backend_enable(skel, "kp_notify_leave");
-	backend_enable(skel, "kp_wait_interruptible");
-	backend_enable(skel, "kp_wait_killable");
-	backend_enable(skel, "kp_notify_ioctl");
-	backend_enable(skel, "kp_notify_ioctl_ret");
-	snprintf(what, len,
-		 "kprobe/kretprobe on %s, wait_for_completion_interruptible/killable, seccomp_notify_ioctl",
-		 bracket_sym);
+	snprintf(
+		what, len,
+		"kprobe/kretprobe on %s, wait_for_completion_interruptible/killable, seccomp_notify_ioctl; facts joined in user space",
+		bracket_sym);
 }
 
 static int attach_one(struct bpf_program *prog, struct bpf_link **link,
@@ -82,10 +86,14 @@ static int attach_one(struct bpf_program *prog, struct bpf_link **link,
 	return -errno;
 }
 
-static int kprobe_attach(struct notifwait_bpf *skel, char *why, size_t len)
+static int kprobe_attach(struct facts_bpf *skel, char *why, size_t len)
 {
-	struct { struct bpf_program *prog; struct bpf_link **link; bool ret;
-		 const char *sym; } probes[] = {
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+		bool ret;
+		const char *sym;
+	} probes[] = {
 		{ skel->progs.kp_notify_enter, &skel->links.kp_notify_enter,
 		  false, bracket_sym },
 		{ skel->progs.kp_notify_leave, &skel->links.kp_notify_leave,
@@ -116,8 +124,8 @@ static int kprobe_attach(struct notifwait_bpf *skel, char *why, size_t len)
 const struct backend_variant backend_kprobe = {
 	.name = "kprobe",
 	.label = "kprobe",
+	.progs = progs,
 	.probe = kprobe_probe,
-	.select = kprobe_select,
-	.bracket = true,
+	.describe = kprobe_describe,
 	.attach = kprobe_attach,
 };

@@ -17,19 +17,25 @@ static int tracepoint_probe(struct btf *vmlinux, char *why, size_t len)
 	return 0;
 }
 
-static void tracepoint_select(struct notifwait_bpf *skel, struct btf *vmlinux,
-			      char *what, size_t len)
+static const char *const progs[] = {
+	"tp_sched_waking",
+	"tp_sched_switch",
+	"tp_sys_enter",
+	"tp_sys_exit",
+	NULL,
+};
+
+static void tracepoint_describe(char *what, size_t len)
 {
-	(void)skel;
-	(void)vmlinux;
-	snprintf(what, len,
-		 "tp_btf on sched_waking, sched_switch, sys_enter/exit, signal_generate/deliver; facts joined in user space");
+	snprintf(
+		what, len,
+		"tp_btf on sched_waking, sched_switch, sys_enter/exit, signal_generate/deliver; facts joined in user space");
 }
 
 const struct backend_variant backend_tracepoint = {
 	.name = "tracepoint",
 	.label = "tracepoint",
-	.facts = true,
+	.progs = progs,
 	.probe = tracepoint_probe,
-	.select = tracepoint_select,
+	.describe = tracepoint_describe,
 };

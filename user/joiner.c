@@ -921,7 +921,8 @@ int joiner_feed(struct joiner *j, const void *fact, size_t size)
 	if (size < sizeof(h))
 		goto bad;
 	memcpy(&h, fact, sizeof(h));
-	if (!nw_fact_size(h.kind) || size != nw_fact_size(h.kind) || h.size != size)
+	if (!nw_fact_size(h.kind) || size != nw_fact_size(h.kind) ||
+	    h.size != size)
 		goto bad;
 	if (heap_push(j, fact, size)) {
 		j->c.no_memory++;

@@ -134,62 +134,6 @@ static bool append_signal(struct knotif *k, const struct nw_signal *s,
 	return true;
 }
 
-void knotif_take_record(struct knotif *k, const struct nw_knotif_event *e)
-{
-	unsigned int i, n = 0, taken = e->nsignals;
-
-	k->ev = *e;
-	if (taken > NW_MAX_SIGNALS) {
-		k->ev.signals_dropped = taken - NW_MAX_SIGNALS > 255 ?
-						255 :
-						taken - NW_MAX_SIGNALS;
-		taken = NW_MAX_SIGNALS;
-	}
-	/*
-	 * A slot whose sender had not written it when the copy was made has
-	 * no send time (its sender sends it alone); one sent after the
-	 * return belongs to no wait.
-	 */
-	for (i = 0; i < taken; i++) {
-		const struct nw_signal *s = &e->signals[i];
-
-		if (!s->t_sent_ns || !sent_during_wait(e, s->t_sent_ns))
-			continue;
-		k->ev.signals[n] = *s;
-		k->t_delivered_ns[n++] = 0;
-	}
-	k->ev.nsignals = n;
-	k->have_event = true;
-	for (i = 0; i < k->nearly_late; i++)
-		knotif_add_late_signal(k, &k->early_late[i]);
-	k->nearly_late = 0;
-}
-
-void knotif_add_late_signal(struct knotif *k, const struct nw_signal *s)
-{
-	struct nw_knotif_event *e = &k->ev;
-	unsigned int i, n = e->nsignals;
-
-	if (!k->have_event) {
-		if (k->nearly_late < NW_MAX_SIGNALS)
-			k->early_late[k->nearly_late++] = *s;
-		return;
-	}
-	/* one seen after the return was queued before it (just_ended) */
-	if (!s->seen_after_return && !sent_during_wait(e, s->t_sent_ns))
-		return;
-	for (i = 0; i < n && i < NW_MAX_SIGNALS; i++) {
-		if (e->signals[i].sig == s->sig &&
-		    e->signals[i].t_sent_ns == s->t_sent_ns) {
-			/* in the copy too, maybe torn: the sender's is whole */
-			e->signals[i] = *s;
-			return;
-		}
-	}
-	if (!append_signal(k, s, 0) && e->signals_dropped < 255)
-		e->signals_dropped++;
-}
-
 void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a)
 {
 	struct nw_addfd *slot;
@@ -276,8 +220,8 @@ static enum nw_outcome derive_outcome(const struct knotif *k)
 	if (e->fatal_pending || e->exited)
 		return NW_OUTCOME_KILLED;
 	/* A reply whose own error is -ERESTARTSYS is still a reply. */
-	if (e->ret == -ERESTARTSYS &&
-	    !(e->reply_kind == NW_REPLY_ERROR && e->reply_error == -ERESTARTSYS))
+	if (e->ret == -ERESTARTSYS && !(e->reply_kind == NW_REPLY_ERROR &&
+					e->reply_error == -ERESTARTSYS))
 		return e->t_recv_ns ? NW_OUTCOME_INTERRUPTED_AFTER_RECV :
 				      NW_OUTCOME_INTERRUPTED_BEFORE_RECV;
 	if (e->reply_kind == NW_REPLY_CONTINUE)
@@ -345,11 +289,13 @@ static void drop_wrong_prior_guess(struct knotif *k)
 	for (i = 0; i < n; i++) {
 		const struct nw_signal *g = &e->signals[i];
 
-		if (!g->before_wait || g->t_sent_ns || g->sig >= SIGRTMIN_KERNEL)
+		if (!g->before_wait || g->t_sent_ns ||
+		    g->sig >= SIGRTMIN_KERNEL)
 			continue;
 		for (j = 0; j < n; j++)
 			if (j != i && e->signals[j].sig == g->sig &&
-			    e->signals[j].t_sent_ns && signal_queued(&e->signals[j]))
+			    e->signals[j].t_sent_ns &&
+			    signal_queued(&e->signals[j]))
 				break;
 		if (j == n)
 			continue;

@@ -55,7 +55,7 @@ struct nw_reply_failure {
 
 struct knotif {
 	struct nw_knotif_event ev;
-	bool have_event; /* the BPF record arrived (finished or pending) */
+	bool have_event; /* the wait is closed (finished or pending) */
 	bool pending; /* still waiting when tracing stopped */
 	__u64 t_delivered_ns[NW_MAX_SIGNALS];
 	struct nw_addfd addfd[NW_MAX_ADDFD];
@@ -63,9 +63,6 @@ struct knotif {
 	unsigned int addfd_dropped;
 	bool reply_failed;
 	struct nw_reply_failure failure;
-	/* signals that travelled alone and came before the record */
-	struct nw_signal early_late[NW_MAX_SIGNALS];
-	unsigned int nearly_late;
 
 	/* the joiner's: when the wait was closed (its clock), replies still open */
 	__u64 t_closed_ns;
@@ -93,13 +90,6 @@ const char *nw_cause_name(__u8 cause);
 const char *nw_reply_kind_name(__u8 kind);
 const char *nw_notify_source_name(__u8 source);
 
-/*
- * Take the BPF record: keep the signal slots that were filled in and sent
- * before the target returned, then the signals that travelled alone.
- */
-void knotif_take_record(struct knotif *k, const struct nw_knotif_event *e);
-/* A signal written while its record was copied out (NW_REC_SIGNAL_LATE). */
-void knotif_add_late_signal(struct knotif *k, const struct nw_signal *s);
 void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a);
 
 /* Turn the record's prior_sig guess into a signal sent before the wait. */

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * notifwait: the pipeline, wired together.
- *   facts backend -> ring buffer -> joiner [-> recording] -> stats + sinks
- *   record backends -> ring buffer -> decoder -> knotif_table -> the same
+ *   backend (facts) -> ring buffer -> joiner [-> recording] -> stats + sinks
  *   --replay FILE -> joiner -> stats + sinks
  */
 #define _GNU_SOURCE
@@ -19,9 +18,7 @@
 #include "bound_check.h"
 #include "cli.h"
 #include "command.h"
-#include "decoder.h"
 #include "joiner.h"
-#include "knotif_table.h"
 #include "output.h"
 #include "pid_check.h"
 #include "privilege.h"
@@ -46,9 +43,8 @@ struct app {
 	struct sink *prom; /* also in sinks; fed the BPF counters each loop */
 	struct bound_config bound_cfg; /* --check-bound */
 	struct bound_check bound;
-	struct knotif_table *table;
-	struct decoder decoder;
-	struct joiner *joiner; /* facts backends and --replay */
+	struct joiner *joiner;
+	unsigned long long no_memory; /* the statistics' */
 	struct recording_writer *rec; /* --record */
 	__u64 rec_counters_ns; /* when COUNTERS were last recorded */
 	/* the BPF counters once tracing ended, or a replay's last COUNTERS */
@@ -90,7 +86,7 @@ static void on_ready(struct knotif *k, void *ctx)
 	    k->ev.supervisor_tgid != (__u32)app->env.supervisor_pid)
 		return;
 	if (stats_add(&app->stats, k, nw_syscall_name(k->ev.nr)))
-		app->decoder.no_memory++;
+		app->no_memory++;
 	if (app->env.check_bound)
 		bound_check_add(&app->bound, k);
 	sinks_knotif(&app->sinks, k);
@@ -111,21 +107,10 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct app *app = ctx;
 
-	if (!app->joiner) {
-		decoder_feed(&app->decoder, data, size);
-		return 0;
-	}
 	if (app->rec)
 		recording_fact(app->rec, data, size);
 	joiner_feed(app->joiner, data, size);
 	return 0;
-}
-
-static void on_pending(const struct nw_knotif_event *e, void *ctx)
-{
-	struct app *app = ctx;
-
-	decoder_feed_pending(&app->decoder, e);
 }
 
 static void totals(struct app *app, struct run_totals *t)
@@ -138,8 +123,7 @@ static void totals(struct app *app, struct run_totals *t)
 		t->bpf = app->bpf_final;
 	else
 		backend_counters(&app->backend, &t->bpf);
-	t->malformed = app->decoder.malformed;
-	t->no_memory = app->decoder.no_memory;
+	t->no_memory = app->no_memory;
 	if (app->joiner) {
 		joiner_counters(app->joiner, &jc);
 		t->bpf.dropped_knotifs += jc.dropped_knotifs;
@@ -164,7 +148,8 @@ static int setup_sinks(struct app *app)
 	int err = 0;
 
 	if (app->env.json)
-		err |= sinks_add(&app->sinks, sink_json_new(app->out, &app->info));
+		err |= sinks_add(&app->sinks,
+				 sink_json_new(app->out, &app->info));
 	else if (!app->env.hist && !app->env.summary)
 		err |= sinks_add(&app->sinks,
 				 sink_stream_new(app->out, &app->info));
@@ -292,9 +277,7 @@ static int start_tracing(struct app *app)
 		.target_tgid = app->env.target_pid,
 		.syscall_nr = app->env.syscall_nr,
 		.trace_descendants = app->have_cmd,
-		.max_knotifs = app->env.max_knotifs,
 		.ringbuf_bytes = app->env.ringbuf_bytes,
-		.facts_only = app->env.record != NULL,
 	};
 	int err;
 
@@ -302,13 +285,12 @@ static int start_tracing(struct app *app)
 	if (err)
 		return err;
 	app->info.start_ns = mono_ns();
-	if (app->backend.facts) {
-		err = start_joiner(app);
-		if (err)
-			return err;
-	}
+	err = start_joiner(app);
+	if (err)
+		return err;
 	if (app->have_cmd && backend_trace_tgid(&app->backend, app->cmd.pid)) {
-		fprintf(stderr, "notifwait: cannot add the command to the traced set\n");
+		fprintf(stderr,
+			"notifwait: cannot add the command to the traced set\n");
 		return -EIO;
 	}
 	app->rb = ring_buffer__new(backend_records_fd(&app->backend), on_record,
@@ -331,22 +313,18 @@ static void consume(struct app *app)
 	ring_buffer__poll(app->rb, POLL_MS);
 	ring_buffer__consume(app->rb);
 	now = mono_ns();
-	if (!app->joiner) {
-		knotif_table_flush(app->table, now);
-	} else {
-		if (app->rec) {
-			struct nw_counters c;
+	if (app->rec) {
+		struct nw_counters c;
 
-			/* the tick recorded is the tick fed: a replay agrees */
-			recording_tick(app->rec, now);
-			if (now - app->rec_counters_ns >= 1000000000ULL) {
-				backend_counters(&app->backend, &c);
-				record_counters(app, &c);
-				app->rec_counters_ns = now;
-			}
+		/* the tick recorded is the tick fed: a replay agrees */
+		recording_tick(app->rec, now);
+		if (now - app->rec_counters_ns >= 1000000000ULL) {
+			backend_counters(&app->backend, &c);
+			record_counters(app, &c);
+			app->rec_counters_ns = now;
 		}
-		joiner_tick(app->joiner, now);
 	}
+	joiner_tick(app->joiner, now);
 	output_flush_all(); /* whole records, at least once per poll */
 }
 
@@ -380,14 +358,9 @@ static void run(struct app *app)
 	/* what the report says is what a replay of the recording says */
 	backend_counters(&app->backend, &app->bpf_final);
 	app->bpf_frozen = true;
-	if (app->joiner) {
-		joiner_finish(app->joiner);
-		if (app->rec)
-			record_counters(app, &app->bpf_final);
-		return;
-	}
-	backend_for_each_pending(&app->backend, on_pending, app);
-	knotif_table_flush_all(app->table);
+	joiner_finish(app->joiner);
+	if (app->rec)
+		record_counters(app, &app->bpf_final);
 }
 
 static void report_end(struct app *app)
@@ -482,12 +455,6 @@ static int prepare(struct app *app)
 		return err;
 	run_end_install();
 	libbpf_set_print(app->env.verbose ? libbpf_print : NULL);
-	app->table = knotif_table_new(on_ready, app);
-	if (!app->table)
-		return -ENOMEM;
-	app->decoder.table = app->table;
-	app->decoder.reply_failed = on_reply_failed;
-	app->decoder.ctx = app;
 	if (app->have_cmd) {
 		err = command_check(app->env.command[0]);
 		if (err) {
@@ -548,8 +515,8 @@ static int release_command(struct app *app)
 
 	if (!err)
 		return 0;
-	fprintf(stderr, "notifwait: cannot run '%s': %s\n",
-		app->env.command[0], strerror(-err));
+	fprintf(stderr, "notifwait: cannot run '%s': %s\n", app->env.command[0],
+		strerror(-err));
 	command_reap(&app->cmd, true);
 	return err;
 }
@@ -559,14 +526,12 @@ static void cleanup(struct app *app)
 	if (app->have_cmd)
 		command_kill(&app->cmd);
 	ring_buffer__free(app->rb);
-	if (app->backend.skel || app->backend.facts)
-		backend_stop(&app->backend);
+	backend_stop(&app->backend);
 	if (app->rec)
 		recording_close(app->rec);
 	joiner_free(app->joiner);
 	recording_close_reader(app->replay);
 	sinks_destroy(&app->sinks);
-	knotif_table_free(app->table);
 	stats_free(&app->stats);
 	cmd_cred_free(&app->cred);
 }
@@ -596,7 +561,8 @@ static unsigned long long finish_recording(struct app *app)
 	lost = recording_close(app->rec);
 	app->rec = NULL;
 	if (lost)
-		fprintf(stderr, "notifwait: --record %s: %llu entries not written\n",
+		fprintf(stderr,
+			"notifwait: --record %s: %llu entries not written\n",
 			app->env.record, lost);
 	return lost;
 }

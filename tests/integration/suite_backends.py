@@ -150,11 +150,14 @@ def t_backends_agree(env):
                f"tracepoint={b['supervisor_pid']} ({a['outcome']})")
         # the tracepoint bracket ends later, at sys_exit: a signal sent in
         # between is in its record only; so is one pending at that exit
-        # whose sender's program ran after it (seen_after_return)
+        # whose sender's program ran after it (seen_after_return), unless
+        # fentry saw the same at its own return
+        a_after = {s["sig"] for s in a["signals"] if s.get("seen_after_return")}
         late = [s for s in b["signals"] if s["t_sent_ns"] is not None and None not in
                 (a["t_return_ns"], b["t_return_ns"])
                 and a["t_return_ns"] < s["t_sent_ns"]
-                and (s["t_sent_ns"] <= b["t_return_ns"] or s.get("seen_after_return"))]
+                and (s["t_sent_ns"] <= b["t_return_ns"] or
+                     (s.get("seen_after_return") and s["sig"] not in a_after))]
         b_sigs = [s for s in b["signals"] if s not in late]
         # Both tracers' signal programs run back to back on the sender's
         # CPU, fentry's first: the tracepoint one, held up for a vCPU

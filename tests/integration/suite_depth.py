@@ -104,33 +104,7 @@ def t_depth_200x20_instant(env):
            f"without {INSTANT_CALLS} records: {list(bad.items())[:3]}")
 
 
-_backend_joins = {}
-
-
-def joins_in_user_space(env):
-    """Whether the backend this env's tracer starts emits facts (the
-    startup line says "facts joined in user space"): a short run of it."""
-    if env.tracer not in _backend_joins:
-        p = run_tracer([env.tracer, "-d", "0.2", "-p", str(os.getpid())], 60)
-        check_header(p.stderr)
-        _backend_joins[env.tracer] = "facts joined in user space" in p.stderr
-    return _backend_joins[env.tracer]
-
-
-def facts_backends(fn):
-    """The backends that still join in BPF (fentry, kprobe) stop their
-    listener walk at 64 entries: 9,936 of 10,000 notifications seen only at
-    RECV, 3,935 of 4,000 at 200x20 (issue #14, not yet ported). These tests
-    run on the facts backends; NW_TEST_DEPTH=1 runs them on any."""
-    def wrapped(env):
-        if os.environ.get("NW_TEST_DEPTH") != "1" and not joins_in_user_space(env):
-            raise Skip("this backend still joins in BPF, its walk stops at 64 entries "
-                       "(issue #14; NW_TEST_DEPTH=1 runs it)")
-        return fn(env)
-    return wrapped
-
-
 TESTS = [
-    ("depth_10000_waiting", facts_backends(t_depth_10000_waiting)),
-    ("depth_200x20_instant", facts_backends(t_depth_200x20_instant)),
+    ("depth_10000_waiting", t_depth_10000_waiting),
+    ("depth_200x20_instant", t_depth_200x20_instant),
 ]

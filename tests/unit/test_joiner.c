@@ -425,8 +425,8 @@ TEST(joiner_unseen_exit_takes_newest_unseen_id)
  * seen waiting; the first aborts while the other's id 6 is still queued and
  * received later. The exit's queued mask keeps it off id 6.
  */
-static void ret_queued(struct joiner *j, __u32 tid, __u64 next_id,
-		       __u32 queued, __u64 t)
+static void ret_queued(struct joiner *j, __u32 tid, __u64 next_id, __u32 queued,
+		       __u64 t)
 {
 	struct nw_fact_return f = {};
 

@@ -249,66 +249,11 @@ TEST(span_refuses_missing_or_reversed)
 
 static struct nw_signal urg_sent_at(__u64 t)
 {
-	struct nw_signal s = { .t_sent_ns = t, .sig = SIGURG, .sender_tgid = 7 };
+	struct nw_signal s = { .t_sent_ns = t,
+			       .sig = SIGURG,
+			       .sender_tgid = 7 };
 
 	return s;
-}
-
-TEST(record_keeps_only_filled_in_slots_sent_during_the_wait)
-{
-	struct nw_knotif_event e = {};
-	struct knotif k = {};
-
-	e.t_notify_ns = 10;
-	e.t_return_ns = 40;
-	e.nsignals = 3;
-	e.signals[0] = urg_sent_at(15);
-	/* slot 1 taken, its sender still writing when the copy was made */
-	e.signals[1].sig = SIGURG;
-	e.signals[2] = urg_sent_at(45); /* after the return */
-	knotif_take_record(&k, &e);
-	EXPECT_TRUE(k.have_event);
-	EXPECT_EQ(k.ev.nsignals, 1);
-	EXPECT_EQ(k.ev.signals[0].t_sent_ns, 15);
-	EXPECT_EQ(k.ev.signals_dropped, 0);
-
-	/* slots taken past the array are counted as dropped */
-	e.nsignals = NW_MAX_SIGNALS + 3;
-	knotif_take_record(&k, &e);
-	EXPECT_EQ(k.ev.signals_dropped, 3);
-}
-
-TEST(late_signal_completes_its_record_whenever_it_comes)
-{
-	struct nw_knotif_event e = {};
-	struct nw_signal torn, late = urg_sent_at(30);
-	struct knotif k = {};
-
-	e.t_return_ns = 40;
-	e.nsignals = 2;
-	e.signals[0] = urg_sent_at(15);
-	torn = late;
-	torn.sender_tgid = 0;
-	e.signals[1] = torn;
-
-	/* before its record: held, then merged once the record comes */
-	knotif_add_late_signal(&k, &late);
-	EXPECT_TRUE(!k.have_event);
-	knotif_take_record(&k, &e);
-	EXPECT_EQ(k.ev.nsignals, 2);
-	EXPECT_EQ(k.ev.signals[1].sender_tgid, 7);
-	EXPECT_EQ(k.nearly_late, 0);
-
-	/* after it: appended once, never twice */
-	late = urg_sent_at(35);
-	knotif_add_late_signal(&k, &late);
-	knotif_add_late_signal(&k, &late);
-	EXPECT_EQ(k.ev.nsignals, 3);
-
-	/* sent after the return: no part of the wait */
-	late = urg_sent_at(41);
-	knotif_add_late_signal(&k, &late);
-	EXPECT_EQ(k.ev.nsignals, 3);
 }
 
 TEST(signal_seen_after_the_return_replaces_the_guess)
@@ -320,7 +265,8 @@ TEST(signal_seen_after_the_return_replaces_the_guess)
 	k.ev.prior_sig = SIGURG;
 	knotif_add_prior_guess(&k);
 	late.seen_after_return = 1;
-	knotif_add_late_signal(&k, &late);
+	k.ev.signals[k.ev.nsignals++] =
+		late; /* the joiner's claim_just_ended */
 	knotif_set_delivered(&k, SIGURG, 48, 50, 7);
 	knotif_derive(&k);
 	EXPECT_EQ(k.ev.nsignals, 1);
@@ -333,7 +279,7 @@ TEST(signal_seen_after_the_return_replaces_the_guess)
 	k = replied_after(NW_REPLY_NONE, -512);
 	k.ev.fatal_pending = 1;
 	late.sig = SIGKILL;
-	knotif_add_late_signal(&k, &late);
+	k.ev.signals[k.ev.nsignals++] = late;
 	knotif_derive(&k);
 	EXPECT_EQ(k.outcome, NW_OUTCOME_KILLED);
 	EXPECT_EQ(k.ev.nsignals, 1);
