@@ -43,7 +43,8 @@ struct nw_thread {
 	__u8 entered; /* its current syscall passed sys_enter */
 	__u8 task_sent; /* comm below went out in a TASK fact */
 	__u8 in_bracket; /* fentry/kprobe: inside the notification bracket */
-	__u8 pad[2];
+	__u8 interrupted; /* its wait ended -ERESTARTSYS, no syscall since */
+	__u8 pad;
 	char comm[16];
 	/* fentry/kprobe: the bracket's entry and its filter (0: unknown) */
 	__u64 t_bracket;
@@ -254,6 +255,8 @@ static __always_inline void emit_return(struct nw_thread *st,
 	/* SIGKILL cannot be blocked */
 	if (pending & sig_bit(SIGKILL))
 		flags |= NW_RET_FATAL;
+	/* the freezer may be why: it acts on the way out (frozen_fact) */
+	st->interrupted = ret == -ERESTARTSYS;
 	f = fact_reserve(sizeof(*f));
 	if (!f)
 		return;
@@ -264,6 +267,28 @@ static __always_inline void emit_return(struct nw_thread *st,
 	f->pending = pending & ~task->blocked.sig[0];
 	f->nr = nr;
 	f->queued = queued;
+	fact_submit(f);
+}
+
+/*
+ * The current thread goes to sleep in the freezer: a fact only when its
+ * last wait ended -ERESTARTSYS and it made no syscall since, so the
+ * freezer's fake signal is what interrupted that wait.
+ */
+static __always_inline void frozen_fact(__u32 how)
+{
+	__u64 t = bpf_ktime_get_ns();
+	struct nw_thread *st = own_state(false);
+	struct nw_fact_frozen *f;
+
+	if (!st || !st->interrupted)
+		return;
+	st->interrupted = 0;
+	f = fact_reserve(sizeof(*f));
+	if (!f)
+		return;
+	fill_hdr(&f->h, NW_FACT_FROZEN, 0, sizeof(*f), t);
+	f->how = how;
 	fact_submit(f);
 }
 
@@ -304,9 +329,19 @@ int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev,
 	__u8 how;
 	__u64 t;
 
-	if (prev->seccomp.mode != NW_SECCOMP_MODE_FILTER || preempt ||
-	    (state != TASK_INTERRUPTIBLE && state != TASK_KILLABLE))
+	if (prev->seccomp.mode != NW_SECCOMP_MODE_FILTER || preempt)
 		return 0;
+	if (prev_state & TASK_FROZEN) {
+		frozen_fact(NW_FROZEN_REFRIGERATOR);
+		return 0;
+	}
+	if (state != TASK_INTERRUPTIBLE && state != TASK_KILLABLE)
+		return 0;
+	if (bpf_core_field_exists(prev->frozen) &&
+	    BPF_CORE_READ_BITFIELD(prev, frozen)) {
+		frozen_fact(NW_FROZEN_CGROUP2); /* do_freezer_trap */
+		return 0;
+	}
 	t = bpf_ktime_get_ns();
 	/* prev is current until the switch: this is its own storage */
 	st = own_state(false);
@@ -514,8 +549,10 @@ int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long id)
 		st = own_state(false);
 		if (!st && listener_filter(cur))
 			st = own_state(true);
-		if (st)
+		if (st) {
 			st->entered = 1;
+			st->interrupted = 0;
+		}
 	}
 	if (id == NR_IOCTL && notif_ioctl(regs->si))
 		ioctl_enter(fd_listener(regs->di), regs->si, regs->dx,
@@ -588,6 +625,7 @@ static __always_inline void bracket_enter(__u64 filter)
 	if (!st)
 		return;
 	st->in_bracket = 1;
+	st->interrupted = 0;
 	st->have_key = 0;
 	st->t_bracket = t;
 	st->bracket_filter = filter;
@@ -762,6 +800,20 @@ int BPF_PROG(fentry_wait_killable, struct completion *x)
 	return 0;
 }
 
+SEC("fentry/__refrigerator")
+int BPF_PROG(fentry_refrigerator)
+{
+	frozen_fact(NW_FROZEN_REFRIGERATOR);
+	return 0;
+}
+
+SEC("fentry/cgroup_enter_frozen")
+int BPF_PROG(fentry_enter_frozen)
+{
+	frozen_fact(NW_FROZEN_CGROUP2);
+	return 0;
+}
+
 SEC("fentry/seccomp_notify_ioctl")
 int BPF_PROG(fentry_notify_ioctl, struct file *file, unsigned int cmd,
 	     unsigned long arg)
@@ -807,6 +859,20 @@ SEC("kprobe")
 int BPF_KPROBE(kp_wait_killable, struct completion *x)
 {
 	wait_begin(x, true);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_refrigerator)
+{
+	frozen_fact(NW_FROZEN_REFRIGERATOR);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_enter_frozen)
+{
+	frozen_fact(NW_FROZEN_CGROUP2);
 	return 0;
 }
 
@@ -890,7 +956,7 @@ int BPF_PROG(on_signal_deliver, int sig, struct kernel_siginfo *info,
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct nw_fact_deliver *f;
-	__u64 t;
+	__u64 t, handler;
 
 	if (cur->seccomp.mode != NW_SECCOMP_MODE_FILTER)
 		return 0;
@@ -902,7 +968,12 @@ int BPF_PROG(on_signal_deliver, int sig, struct kernel_siginfo *info,
 	f = fact_reserve(sizeof(*f));
 	if (!f)
 		return 0;
-	fill_hdr(&f->h, NW_FACT_DELIVER, 0, sizeof(*f), t);
+	handler = (__u64)ka->sa.sa_handler;
+	fill_hdr(&f->h, NW_FACT_DELIVER,
+		 handler == 1 ? NW_DELIVER_IGNORED :
+		 handler      ? NW_DELIVER_HANDLER :
+				0,
+		 sizeof(*f), t);
 	f->sig = sig;
 	f->sa_flags = ka->sa.sa_flags;
 	fact_submit(f);

@@ -20,7 +20,8 @@
 #include <linux/types.h>
 #endif
 
-#define NW_FACTS_VERSION 1
+/* 2 adds NW_FACT_FROZEN and the DELIVER flags; a version 1 stream is valid */
+#define NW_FACTS_VERSION 2
 #define NW_FACT_MAX_SIZE 64
 
 enum nw_fact_kind {
@@ -40,6 +41,8 @@ enum nw_fact_kind {
 	NW_FACT_SIGNAL,
 	/* the emitting thread (one under a listener) takes a signal */
 	NW_FACT_DELIVER,
+	/* the emitting thread freezes right after its wait was interrupted */
+	NW_FACT_FROZEN,
 	NW_FACT_KIND_MAX,
 };
 
@@ -181,10 +184,28 @@ struct nw_fact_signal {
 	__u32 pad;
 };
 
+/* NW_FACT_DELIVER: h.flags (0 in version 1: not known) */
+#define NW_DELIVER_HANDLER 0x01 /* a handler runs (else default action) */
+#define NW_DELIVER_IGNORED 0x02 /* SIG_IGN */
+
 struct nw_fact_deliver {
 	struct nw_fact_hdr h; /* the thread taking it */
 	__u32 sig;
 	__u32 sa_flags; /* its handler's, e.g. SA_RESTART */
+};
+
+/*
+ * NW_FACT_FROZEN: the thread, its wait just ended by -ERESTARTSYS, went to
+ * sleep in the freezer before its next syscall: the freezer's fake signal
+ * (a pending flag with no signal queued) was what interrupted it.
+ */
+#define NW_FROZEN_REFRIGERATOR 1 /* __refrigerator: system or cgroup v1 */
+#define NW_FROZEN_CGROUP2 2 /* cgroup v2 cgroup.freeze (task->frozen) */
+
+struct nw_fact_frozen {
+	struct nw_fact_hdr h;
+	__u32 how; /* NW_FROZEN_* */
+	__u32 pad;
 };
 
 /* Counters the reporter reads from the BPF object's .bss. */
@@ -214,6 +235,8 @@ static inline unsigned int nw_fact_size(unsigned int kind)
 		return sizeof(struct nw_fact_signal);
 	case NW_FACT_DELIVER:
 		return sizeof(struct nw_fact_deliver);
+	case NW_FACT_FROZEN:
+		return sizeof(struct nw_fact_frozen);
 	}
 	return 0;
 }

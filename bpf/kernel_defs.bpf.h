@@ -11,6 +11,8 @@
 #define TASK_WAKEKILL 0x100
 #define TASK_KILLABLE (TASK_WAKEKILL | TASK_UNINTERRUPTIBLE)
 #define SLEEP_STATE_MASK (TASK_INTERRUPTIBLE | TASK_KILLABLE)
+/* 6.1+: asleep in __refrigerator (the system or cgroup v1 freezer) */
+#define TASK_FROZEN 0x8000
 /* records or facts queued before a wake-up of the reporter */
 #define WAKEUP_BATCH_BYTES (64 * 1024)
 

@@ -39,7 +39,7 @@ static int try_variant(struct backend *b, const struct backend_variant *v,
 
 	if (err)
 		return err;
-	err = backend_facts_try(b, v, cfg, why, len);
+	err = backend_facts_try(b, v, cfg, vmlinux, why, len);
 	if (err)
 		return err;
 	b->name = v->name;

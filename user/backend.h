@@ -31,6 +31,8 @@ struct backend_variant {
 	const char *label; /* in messages: name and how */
 	/* its programs in bpf/facts.bpf.c, besides the common ones; NULL ends */
 	const char *const *progs;
+	/* fentry programs loaded only when the kernel's BTF has their target */
+	const char *const *optional_progs;
 	/* 0 when @vmlinux has what it needs; else -errno and why */
 	int (*probe)(struct btf *vmlinux, char *why, size_t len);
 	/* What it attaches to, for the header. */
@@ -64,7 +66,8 @@ void backend_stop(struct backend *b);
 
 /* backend_facts.c: the facts object. */
 int backend_facts_try(struct backend *b, const struct backend_variant *v,
-		      const struct backend_config *cfg, char *why, size_t len);
+		      const struct backend_config *cfg, struct btf *vmlinux,
+		      char *why, size_t len);
 int backend_facts_records_fd(struct backend *b);
 int backend_facts_trace_tgid(struct backend *b, pid_t tgid);
 void backend_facts_counters(struct backend *b, struct nw_counters *out);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "backend.h"
 #include "facts.h"
@@ -26,15 +27,33 @@ static void enable(struct facts_bpf *skel, const char *const *names)
 {
 	struct bpf_program *p;
 
-	for (; *names; names++) {
+	for (; names && *names; names++) {
 		p = bpf_object__find_program_by_name(skel->obj, *names);
 		if (p)
 			bpf_program__set_autoload(p, true);
 	}
 }
 
+/* "fentry/FUNC" programs whose FUNC this kernel's BTF has. */
+static void enable_optional(struct facts_bpf *skel, const char *const *names,
+			    struct btf *vmlinux)
+{
+	struct bpf_program *p;
+	const char *func;
+
+	for (; names && *names; names++) {
+		p = bpf_object__find_program_by_name(skel->obj, *names);
+		if (!p)
+			continue;
+		func = strchr(bpf_program__section_name(p), '/');
+		if (func && backend_has_func(vmlinux, func + 1))
+			bpf_program__set_autoload(p, true);
+	}
+}
+
 int backend_facts_try(struct backend *b, const struct backend_variant *v,
-		      const struct backend_config *cfg, char *why, size_t len)
+		      const struct backend_config *cfg, struct btf *vmlinux,
+		      char *why, size_t len)
 {
 	struct facts_bpf *skel;
 	struct bpf_program *p;
@@ -55,6 +74,7 @@ int backend_facts_try(struct backend *b, const struct backend_variant *v,
 		bpf_program__set_autoload(p, false);
 	enable(skel, common_progs);
 	enable(skel, v->progs);
+	enable_optional(skel, v->optional_progs, vmlinux);
 	err = facts_bpf__load(skel);
 	if (err) {
 		snprintf(why, len, "load: %s%s", strerror(-err),

@@ -83,6 +83,13 @@ static const char *const caller_progs[] = {
 	NULL,
 };
 
+/* The freezer, for interrupt_cause: the wait's end then had no signal. */
+static const char *const freezer_progs[] = {
+	"fentry_refrigerator",
+	"fentry_enter_frozen",
+	NULL,
+};
+
 static void exact_describe(char *what, size_t len)
 {
 	snprintf(
@@ -103,6 +110,7 @@ const struct backend_variant backend_fentry = {
 	.name = "fentry",
 	.label = "fentry",
 	.progs = exact_progs,
+	.optional_progs = freezer_progs,
 	.probe = exact_probe,
 	.describe = exact_describe,
 };
@@ -112,6 +120,7 @@ const struct backend_variant backend_fentry_caller = {
 	.name = "fentry",
 	.label = "fentry via " BRACKET_CALLER,
 	.progs = caller_progs,
+	.optional_progs = freezer_progs,
 	.probe = caller_probe,
 	.describe = caller_describe,
 };

@@ -58,13 +58,9 @@ static int kprobe_probe(struct btf *vmlinux, char *why, size_t len)
 }
 
 static const char *const progs[] = {
-	"kp_notify_enter",
-	"kp_notify_leave",
-	"kp_wait_interruptible",
-	"kp_wait_killable",
-	"kp_notify_ioctl",
-	"kp_notify_ioctl_ret",
-	NULL,
+	"kp_notify_enter",  "kp_notify_leave", "kp_wait_interruptible",
+	"kp_wait_killable", "kp_notify_ioctl", "kp_notify_ioctl_ret",
+	"kp_refrigerator",  "kp_enter_frozen", NULL,
 };
 
 static void kprobe_describe(char *what, size_t len)
@@ -118,6 +114,11 @@ static int kprobe_attach(struct facts_bpf *skel, char *why, size_t len)
 		if (err)
 			return err;
 	}
+	/* the freezer, for interrupt_cause: a kernel without it has none */
+	skel->links.kp_refrigerator = bpf_program__attach_kprobe(
+		skel->progs.kp_refrigerator, false, "__refrigerator");
+	skel->links.kp_enter_frozen = bpf_program__attach_kprobe(
+		skel->progs.kp_enter_frozen, false, "cgroup_enter_frozen");
 	return 0;
 }
 

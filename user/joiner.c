@@ -21,6 +21,8 @@
 #define NW_ENDED_KEYS 8192
 #define NW_DEFAULT_MAX_KNOTIFS 10240
 
+#define SA_RESTART 0x10000000
+
 union fact {
 	struct nw_fact_hdr h;
 	struct nw_fact_task task;
@@ -31,6 +33,7 @@ union fact {
 	struct nw_fact_reply_done done;
 	struct nw_fact_signal sig;
 	struct nw_fact_deliver deliver;
+	struct nw_fact_frozen frozen;
 	unsigned char bytes[NW_FACT_MAX_SIZE];
 };
 
@@ -60,6 +63,14 @@ struct thread {
 	struct early_signal early[NW_EARLY_SIGNALS];
 	unsigned int nearly;
 	struct just_ended ended;
+	/* its last wait ended -ERESTARTSYS: the next may be its restart */
+	struct {
+		bool open;
+		struct nw_knotif_key key;
+		__u32 attempt;
+		__u64 t_start_ns;
+		__s32 nr;
+	} chain;
 	struct {
 		bool set;
 		__u64 t_enter_ns;
@@ -287,12 +298,27 @@ static struct thread *waiting_thread_of_group(struct joiner *j, __u32 tgid)
 	return NULL;
 }
 
+/*
+ * The thread's first wait after one it left with -ERESTARTSYS, for the same
+ * syscall, is the kernel's restart of it (a signal handler's own trapped
+ * call in between has another number, or is taken for it: docs/joiner.md).
+ * Call with k->ev.nr set.
+ */
 static void set_target(struct knotif *k, struct thread *t)
 {
 	if (!t || k->ev.target_tid)
 		return;
 	k->ev.target_tid = t->tid;
 	k->ev.target_tgid = t->tgid;
+	k->attempt = 1;
+	if (t->chain.open && t->chain.nr == k->ev.nr &&
+	    memcmp(&t->chain.key, &k->ev.key, sizeof(k->ev.key))) {
+		k->have_restart_of = true;
+		k->restart_of = t->chain.key.id;
+		k->attempt = t->chain.attempt + 1;
+		k->t_chain_start_ns = t->chain.t_start_ns;
+	}
+	t->chain.open = false;
 }
 
 /* ---- signals ------------------------------------------------------------ */
@@ -453,9 +479,9 @@ static void on_wait(struct joiner *j, const struct nw_fact_wait *f)
 		k->ev.t_notify_ns = f->t_start_ns;
 		k->ev.notify_source = NW_SEEN_ENTRY;
 	}
-	set_target(k, t);
 	k->ev.nr = f->nr;
 	k->ev.arch = f->arch;
+	set_target(k, t);
 	k->ev.filter_killable = !!(f->h.flags & NW_WAIT_FILTER_KILLABLE);
 	t->wait.set = true;
 	t->wait.key = key;
@@ -484,6 +510,12 @@ static void close_wait(struct joiner *j, struct knotif *k, struct thread *t,
 		t->wait.set = false;
 		t->nearly = 0;
 		t->ended.key = k->ev.key;
+		t->chain.open = ret == -ERESTARTSYS && !k->ev.exited &&
+				!k->ev.fatal_pending;
+		t->chain.key = k->ev.key;
+		t->chain.attempt = k->attempt ? k->attempt : 1;
+		t->chain.t_start_ns = knotif_chain_start(k);
+		t->chain.nr = k->ev.nr;
 		/* pending standard signals no queued one explains yet */
 		t->ended.unclaimed = pending & ~queued_mask(k) &
 				     ((1ULL << (SIGRTMIN_KERNEL - 1)) - 1);
@@ -645,6 +677,14 @@ static void on_deliver(struct joiner *j, const struct nw_fact_deliver *f)
 		k = waiting_of(j, t);
 		if (k && f->sig != SIGKILL)
 			close_wait(j, k, t, f->h.t_ns, 0, 0, NW_RET_UNKNOWN);
+		/* a handler without SA_RESTART: the program gets EINTR */
+		if (t->chain.open && (f->h.flags & NW_DELIVER_HANDLER) &&
+		    !(f->sa_flags & SA_RESTART)) {
+			t->chain.open = false;
+			k = knotif_find(j, &t->chain.key);
+			if (k)
+				k->eintr = true;
+		}
 	}
 	HASH_FIND(hh, j->sigpend, &sk, sizeof(sk), p);
 	if (!p)
@@ -806,6 +846,19 @@ static void on_reply_done(struct joiner *j, const struct nw_fact_reply_done *f)
 		j->cfg.reply_failed(&failed, j->cfg.ctx);
 }
 
+/* Frozen on the way out of a wait that ended -ERESTARTSYS (facts.h). */
+static void on_frozen(struct joiner *j, const struct nw_fact_frozen *f)
+{
+	struct thread *t = thread_find(j, f->h.tid);
+	struct knotif *k;
+
+	if (!t)
+		return;
+	k = knotif_find(j, &t->ended.key);
+	if (k && k->have_event && k->ev.ret == -ERESTARTSYS)
+		k->frozen = true;
+}
+
 static void on_task(struct joiner *j, const struct nw_fact_task *f)
 {
 	struct thread *t = thread_of(j, f->h.tid, f->h.tgid);
@@ -846,6 +899,9 @@ static void apply(struct joiner *j, const union fact *f)
 		break;
 	case NW_FACT_DELIVER:
 		on_deliver(j, &f->deliver);
+		break;
+	case NW_FACT_FROZEN:
+		on_frozen(j, &f->frozen);
 		break;
 	}
 }

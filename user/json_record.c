@@ -68,6 +68,21 @@ static void write_addfd(struct json_writer *w, const struct knotif *k)
 	jw_end_array(w);
 }
 
+/* The restart chain and, when interrupted, why and what came of it. */
+static void write_chain(struct json_writer *w, const struct knotif *k)
+{
+	__u64 total = 0;
+	bool ended = knotif_chain_total(k, &total);
+
+	jw_uint_or_null(w, "restart_of", k->have_restart_of, k->restart_of);
+	jw_uint(w, "attempt", k->attempt ? k->attempt : 1);
+	jw_uint_or_null(w, "chain_total_ns", ended, total);
+	jw_string_or_null(w, "interrupt_cause",
+			  nw_interrupt_cause_name(k->interrupt_cause));
+	jw_string_or_null(w, "interrupt_result",
+			  nw_interrupt_result_name(k->interrupt_result));
+}
+
 static void write_reply(struct json_writer *w, const struct knotif *k)
 {
 	const struct nw_knotif_event *e = &k->ev;
@@ -168,10 +183,10 @@ void json_write_knotif_bound(FILE *out, const struct knotif *k,
 					     NULL);
 	/* which form of the killable wait made it killable (seed or upstream) */
 	jw_string_or_null(&w, "killable_by",
-			  !e->t_killable_ns ? NULL :
-			  e->recv_flag	    ? "recv_flag" :
+			  !e->t_killable_ns  ? NULL :
+			  e->recv_flag	     ? "recv_flag" :
 			  e->filter_killable ? "filter_flag" :
-					      NULL);
+					       NULL);
 	jw_uint_or_null(&w, "t_reply_ns", t_reply, t_reply);
 	jw_uint_or_null(&w, "t_return_ns", t_return, t_return);
 	span_or_null(&w, "queue_ns", e->t_notify_ns, e->t_recv_ns);
@@ -185,6 +200,7 @@ void json_write_knotif_bound(FILE *out, const struct knotif *k,
 		jw_int(&w, "ret", e->ret);
 	else
 		jw_null(&w, "ret");
+	write_chain(&w, k);
 	write_reply(&w, k);
 	if (k->reply_failed) {
 		jw_begin_object(&w, "reply_failed");

@@ -93,6 +93,48 @@ const char *nw_notify_source_name(__u8 source)
 	}
 }
 
+const char *nw_interrupt_cause_name(enum nw_interrupt_cause c)
+{
+	static const char *const names[] = {
+		[NW_INTR_SIGNAL] = "signal",
+		[NW_INTR_FREEZER] = "freezer",
+		[NW_INTR_OTHER] = "other",
+	};
+
+	return (unsigned int)c < sizeof(names) / sizeof(names[0]) ? names[c] :
+								    NULL;
+}
+
+const char *nw_interrupt_result_name(enum nw_interrupt_result r)
+{
+	static const char *const names[] = {
+		[NW_INTR_RESTARTED] = "restarted",
+		[NW_INTR_EINTR] = "eintr",
+		[NW_INTR_EXITED] = "exited",
+	};
+
+	return (unsigned int)r < sizeof(names) / sizeof(names[0]) ? names[r] :
+								    NULL;
+}
+
+__u64 knotif_chain_start(const struct knotif *k)
+{
+	if (k->t_chain_start_ns)
+		return k->t_chain_start_ns;
+	if (k->ev.t_notify_ns)
+		return k->ev.t_notify_ns;
+	if (k->ev.t_recv_ns)
+		return k->ev.t_recv_ns;
+	return k->ev.t_return_ns;
+}
+
+bool knotif_chain_total(const struct knotif *k, __u64 *out)
+{
+	if (k->pending || k->interrupt_result == NW_INTR_RESTARTED)
+		return false;
+	return nw_span(knotif_chain_start(k), k->ev.t_return_ns, out);
+}
+
 void knotif_add_prior_guess(struct knotif *k)
 {
 	struct nw_knotif_event *e = &k->ev;
@@ -310,6 +352,42 @@ static void drop_wrong_prior_guess(struct knotif *k)
 	}
 }
 
+/*
+ * A wait ended without a reply: a signal's doing when one interrupted it
+ * (or killed it); else the freezer's when the target froze on its way out;
+ * else a pending flag nothing shows (TIF_NOTIFY_SIGNAL task work, a
+ * livepatch transition). The kernel restarts -ERESTARTSYS unless a handler
+ * without SA_RESTART runs.
+ */
+static void derive_interrupt(struct knotif *k)
+{
+	bool by_signal = false;
+	unsigned int i;
+
+	k->interrupt_cause = NW_INTR_NONE;
+	k->interrupt_result = NW_INTR_RESULT_NONE;
+	if (k->outcome != NW_OUTCOME_INTERRUPTED_BEFORE_RECV &&
+	    k->outcome != NW_OUTCOME_INTERRUPTED_AFTER_RECV &&
+	    k->outcome != NW_OUTCOME_KILLED)
+		return;
+	for (i = 0; i < k->ev.nsignals && i < NW_MAX_SIGNALS; i++)
+		if (k->effect[i] == NW_EFFECT_INTERRUPTED ||
+		    k->effect[i] == NW_EFFECT_FATAL)
+			by_signal = true;
+	if (by_signal || k->outcome == NW_OUTCOME_KILLED)
+		k->interrupt_cause = NW_INTR_SIGNAL;
+	else if (k->frozen)
+		k->interrupt_cause = NW_INTR_FREEZER;
+	else
+		k->interrupt_cause = NW_INTR_OTHER;
+	if (k->outcome == NW_OUTCOME_KILLED || k->ev.exited)
+		k->interrupt_result = NW_INTR_EXITED;
+	else if (k->eintr)
+		k->interrupt_result = NW_INTR_EINTR;
+	else
+		k->interrupt_result = NW_INTR_RESTARTED;
+}
+
 void knotif_derive(struct knotif *k)
 {
 	bool culprit_taken = false;
@@ -322,4 +400,5 @@ void knotif_derive(struct knotif *k)
 			    k->outcome == NW_OUTCOME_CONTINUED);
 	for (i = 0; i < k->ev.nsignals && i < NW_MAX_SIGNALS; i++)
 		k->effect[i] = derive_effect(k, i, &culprit_taken);
+	derive_interrupt(k);
 }

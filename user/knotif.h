@@ -38,6 +38,22 @@ enum nw_signal_effect {
 	NW_EFFECT_COUNT,
 };
 
+/* Why an interrupted wait ended without a reply (docs/joiner.md). */
+enum nw_interrupt_cause {
+	NW_INTR_NONE, /* not interrupted */
+	NW_INTR_SIGNAL,
+	NW_INTR_FREEZER, /* the freezer's fake signal: no signal queued */
+	NW_INTR_OTHER, /* a pending flag with neither (task work, livepatch) */
+};
+
+/* What the kernel made of it. */
+enum nw_interrupt_result {
+	NW_INTR_RESULT_NONE,
+	NW_INTR_RESTARTED, /* the syscall runs again: a new notification */
+	NW_INTR_EINTR, /* a handler without SA_RESTART: the program got EINTR */
+	NW_INTR_EXITED, /* the task died */
+};
+
 struct nw_addfd {
 	__u64 t_ns;
 	__u64 t_exit_ns;
@@ -69,8 +85,18 @@ struct knotif {
 	unsigned int replies_in_flight;
 	__u32 supervisor_tid; /* whose TASK fact names the supervisor */
 
+	/* the restart chain: set by the joiner when the target is known */
+	__u64 restart_of; /* the notification whose syscall this one restarts */
+	bool have_restart_of;
+	__u32 attempt; /* 1 for a first call, n for the n-th */
+	__u64 t_chain_start_ns; /* the first attempt's start; 0: this one's */
+	bool frozen; /* the target froze right after an interrupted end */
+	bool eintr; /* a handler without SA_RESTART took the interruption */
+
 	/* derived by knotif_derive() */
 	enum nw_outcome outcome;
+	enum nw_interrupt_cause interrupt_cause;
+	enum nw_interrupt_result interrupt_result;
 	enum nw_signal_effect effect[NW_MAX_SIGNALS];
 	bool reply_reached; /* t_reply_ns is a reply the target got */
 };
@@ -89,6 +115,13 @@ const char *nw_effect_name(enum nw_signal_effect e);
 const char *nw_cause_name(__u8 cause);
 const char *nw_reply_kind_name(__u8 kind);
 const char *nw_notify_source_name(__u8 source);
+/* NULL for NW_INTR_NONE / NW_INTR_RESULT_NONE: JSON null */
+const char *nw_interrupt_cause_name(enum nw_interrupt_cause c);
+const char *nw_interrupt_result_name(enum nw_interrupt_result r);
+/* The start of this record's restart chain: its first attempt's, or 0. */
+__u64 knotif_chain_start(const struct knotif *k);
+/* From the chain's start to this return, on a record that ends a chain. */
+bool knotif_chain_total(const struct knotif *k, __u64 *out);
 
 void knotif_add_addfd(struct knotif *k, const struct nw_addfd_event *a);
 

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +285,8 @@ static int start_tracing(struct app *app)
 	err = backend_start(&app->backend, &cfg, app->env.backend);
 	if (err)
 		return err;
+	/* loading parsed the kernel's BTF (megabytes, freed): give it back */
+	malloc_trim(0);
 	app->info.start_ns = mono_ns();
 	err = start_joiner(app);
 	if (err)

@@ -59,10 +59,11 @@ static const char *check_header(const struct nw_rec_header *h, size_t size)
 		return "its header size is corrupt";
 	if (size < h->header_size || size < NW_REC_HEADER_SIZE)
 		return "cut short within its header";
-	if (h->facts_version != NW_FACTS_VERSION) {
+	/* each facts version only adds to the one before */
+	if (h->facts_version < 1 || h->facts_version > NW_FACTS_VERSION) {
 		snprintf(
 			why, sizeof(why),
-			"its facts are version %u, this notifwait reads version %u",
+			"its facts are version %u, this notifwait reads versions 1 to %u",
 			h->facts_version, NW_FACTS_VERSION);
 		return why;
 	}

@@ -40,8 +40,8 @@ static void print_signals(FILE *out, const struct knotif *k)
 	for (i = 0; i < k->naddfd; i++) {
 		const struct nw_addfd *a = &k->addfd[i];
 
-		fprintf(out, " addfd%s:", a->flags & NW_ADDFD_FLAG_SEND ?
-						  "+send" : "");
+		fprintf(out, " addfd%s:",
+			a->flags & NW_ADDFD_FLAG_SEND ? "+send" : "");
 		if (a->ret >= 0)
 			fprintf(out, "fd%" PRId64, (int64_t)a->ret);
 		else
@@ -93,13 +93,20 @@ static void stream_knotif(struct sink *s, const struct knotif *k)
 	print_us(s->out, e->t_recv_ns, t_reply);
 	print_us(s->out, t_reply, t_return);
 	fprintf(s->out, " %-8s %-24s",
-		e->t_killable_ns ? nw_cause_name(e->killable_cause) :
-		knotif_killable_rule(k) ? "armed" : "no",
+		e->t_killable_ns	? nw_cause_name(e->killable_cause) :
+		knotif_killable_rule(k) ? "armed" :
+					  "no",
 		nw_outcome_name(k->outcome));
 	if (t_return && !e->ret_unknown)
 		fprintf(s->out, " %" PRId64, (int64_t)e->ret);
 	else
 		fprintf(s->out, " -");
+	if (k->attempt > 1)
+		fprintf(s->out, " restart#%u", k->attempt - 1);
+	if (k->interrupt_cause != NW_INTR_NONE)
+		fprintf(s->out, " by:%s->%s",
+			nw_interrupt_cause_name(k->interrupt_cause),
+			nw_interrupt_result_name(k->interrupt_result));
 	print_signals(s->out, k);
 	fputc('\n', s->out);
 }
@@ -108,10 +115,12 @@ static void stream_reply_failed(struct sink *s,
 				const struct nw_reply_failed_event *r)
 {
 	print_header(s);
-	fprintf(s->out, "%-10.6f supervisor %u: %s for notification %" PRIu64
+	fprintf(s->out,
+		"%-10.6f supervisor %u: %s for notification %" PRIu64
 		" failed: %s\n",
 		r->t_ns > s->info->start_ns ?
-			(r->t_ns - s->info->start_ns) / 1e9 : 0.0,
+			(r->t_ns - s->info->start_ns) / 1e9 :
+			0.0,
 		r->supervisor_tgid,
 		NW_IOCTL_IS_ADDFD(r->op) ? "NOTIF_ADDFD" : "NOTIF_SEND",
 		(uint64_t)r->key.id, nw_errno_name(r->ret));
@@ -119,8 +128,8 @@ static void stream_reply_failed(struct sink *s,
 
 struct sink *sink_stream_new(FILE *out, const struct report_info *info)
 {
-	struct sink *s = sink_alloc("stream", out, info,
-				    sizeof(struct stream_state));
+	struct sink *s =
+		sink_alloc("stream", out, info, sizeof(struct stream_state));
 
 	if (!s)
 		return NULL;

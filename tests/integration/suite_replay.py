@@ -183,10 +183,14 @@ def t_replay_corrupt(env):
 
 def t_replay_sinks(env):
     rec, _, _ = recorded(env)
-    for args, what in ((["-H"], "-H"), (["--summary"], "--summary"),
-                       (["--check-bound"], "--check-bound")):
+    for args, what in ((["-H"], "-H"), (["--summary"], "--summary")):
         p = replay(env, rec, args, what)
         expect((p.stdout + p.stderr).strip(), f"{what}: no output")
+    # the exit status is the verdict, which this recording's timing decides
+    p = replay(env, rec, ["--check-bound"], "--check-bound", want_rc=None)
+    verdict = {0: "bound: held", 1: "bound: VIOLATED", 2: "bound: cannot check"}
+    expect(p.returncode in verdict and verdict[p.returncode] in p.stdout + p.stderr,
+           f"--check-bound: exit {p.returncode} with output {(p.stdout + p.stderr)[-300:]!r}")
     svg = env.path("t.svg")
     replay(env, rec, ["--timeline", svg, "-o", os.devnull], "--timeline")
     expect(os.path.isfile(svg) and os.path.getsize(svg) > 0, f"--timeline wrote no {svg}")

@@ -19,6 +19,7 @@
 #define SIGKILL 9
 #define ENOENT 2
 #define ERESTARTSYS 512
+#define SA_RESTART 0x10000000
 
 struct out {
 	int n, failed;
@@ -461,6 +462,151 @@ TEST(joiner_unseen_exit_skips_ids_still_queued)
 	EXPECT_EQ(o.k[b].ev.key.id, 6);
 	EXPECT_EQ(o.k[b].ev.t_recv_ns, 150);
 	EXPECT_EQ(o.k[b].outcome, NW_OUTCOME_INTERRUPTED_AFTER_RECV);
+	joiner_free(j);
+}
+
+static void deliver_to_handler(struct joiner *j, __u32 tid, __u32 sig,
+			       __u32 sa_flags, __u64 t)
+{
+	struct nw_fact_deliver f = {};
+
+	hdr(&f.h, NW_FACT_DELIVER, sizeof(f), tid, t);
+	f.h.flags = NW_DELIVER_HANDLER;
+	f.sig = sig;
+	f.sa_flags = sa_flags;
+	joiner_feed(j, &f, sizeof(f));
+}
+
+static void frozen_fact(struct joiner *j, __u32 tid, __u64 t)
+{
+	struct nw_fact_frozen f = {};
+
+	hdr(&f.h, NW_FACT_FROZEN, sizeof(f), tid, t);
+	f.how = NW_FROZEN_REFRIGERATOR;
+	joiner_feed(j, &f, sizeof(f));
+}
+
+static const struct knotif *by_id(const struct out *o, __u64 id)
+{
+	int i;
+
+	for (i = 0; i < o->n && i < 64; i++)
+		if (o->k[i].ev.key.id == id)
+			return &o->k[i];
+	return NULL;
+}
+
+/* Issue #16, Go's SIGURG: one syscall, two notifications, one chain. */
+TEST(joiner_restart_chain_links_attempts)
+{
+	const struct knotif *a, *b;
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+	__u64 total = 0;
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
+	signal_fact(j, TARGET, SIGURG, 0, 0, 150);
+	ret_fact(j, TARGET, 5, 0, -ERESTARTSYS, 160, SIG_BIT(SIGURG));
+	deliver_to_handler(j, TARGET, SIGURG, SA_RESTART, 170);
+	wait_fact(j, TARGET, 6, NW_WAIT_SLEEP, 200, 0, 0);
+	recv_fact(j, 6, TARGET, 210);
+	send_fact(j, 6, 42, 300, 310, 0);
+	ret_fact(j, TARGET, 6, 0, 42, 320, 0);
+	drain(j);
+	a = by_id(&o, 5);
+	b = by_id(&o, 6);
+	ASSERT_TRUE(a && b);
+	EXPECT_EQ(a->attempt, 1);
+	EXPECT_EQ(a->have_restart_of, 0);
+	EXPECT_EQ(a->interrupt_cause, NW_INTR_SIGNAL);
+	EXPECT_EQ(a->interrupt_result, NW_INTR_RESTARTED);
+	EXPECT_TRUE(!knotif_chain_total(a, &total));
+	EXPECT_EQ(b->have_restart_of, 1);
+	EXPECT_EQ(b->restart_of, 5);
+	EXPECT_EQ(b->attempt, 2);
+	EXPECT_EQ(b->interrupt_cause, NW_INTR_NONE);
+	EXPECT_TRUE(knotif_chain_total(b, &total));
+	EXPECT_EQ(total, 320 - 100);
+	joiner_free(j);
+}
+
+/* A handler without SA_RESTART: EINTR ends the chain, no restart follows. */
+TEST(joiner_eintr_ends_the_chain)
+{
+	const struct knotif *a, *b;
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+	__u64 total = 0;
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
+	signal_fact(j, TARGET, SIGURG, 0, 0, 150);
+	ret_fact(j, TARGET, 5, 0, -ERESTARTSYS, 160, SIG_BIT(SIGURG));
+	deliver_to_handler(j, TARGET, SIGURG, 0, 170);
+	/* the program calls again itself: a new chain */
+	wait_fact(j, TARGET, 6, NW_WAIT_SLEEP, 200, 0, 0);
+	ret_fact(j, TARGET, 6, 0, -ERESTARTSYS, 260, 0);
+	drain(j);
+	a = by_id(&o, 5);
+	b = by_id(&o, 6);
+	ASSERT_TRUE(a && b);
+	EXPECT_EQ(a->interrupt_result, NW_INTR_EINTR);
+	EXPECT_TRUE(knotif_chain_total(a, &total));
+	EXPECT_EQ(total, 60);
+	EXPECT_EQ(b->attempt, 1);
+	EXPECT_EQ(b->have_restart_of, 0);
+	joiner_free(j);
+}
+
+/* The freezer interrupts with no signal: the target freezes on its way out. */
+TEST(joiner_freezer_is_the_cause_without_a_signal)
+{
+	const struct knotif *a, *b;
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
+	recv_fact(j, 5, TARGET, 120);
+	ret_fact(j, TARGET, 5, 0, -ERESTARTSYS, 160, 0);
+	frozen_fact(j, TARGET, 165);
+	wait_fact(j, TARGET, 6, NW_WAIT_SLEEP, 5000, 0, 0);
+	ret_fact(j, TARGET, 6, 0, -ERESTARTSYS, 6000, 0);
+	drain(j);
+	a = by_id(&o, 5);
+	b = by_id(&o, 6);
+	ASSERT_TRUE(a && b);
+	EXPECT_EQ(a->outcome, NW_OUTCOME_INTERRUPTED_AFTER_RECV);
+	EXPECT_EQ(a->ev.nsignals, 0);
+	EXPECT_EQ(a->interrupt_cause, NW_INTR_FREEZER);
+	EXPECT_EQ(a->interrupt_result, NW_INTR_RESTARTED);
+	EXPECT_EQ(b->restart_of, 5);
+	/* no signal and no freezer: a pending flag nothing shows */
+	EXPECT_EQ(b->interrupt_cause, NW_INTR_OTHER);
+	EXPECT_EQ(b->attempt, 2);
+	joiner_free(j);
+}
+
+/* A frozen thread whose wait was not interrupted proves nothing. */
+TEST(joiner_freeze_after_a_reply_is_no_cause)
+{
+	const struct knotif *a;
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
+	recv_fact(j, 5, TARGET, 120);
+	send_fact(j, 5, 1, 130, 140, 0);
+	ret_fact(j, TARGET, 5, 0, 1, 150, 0);
+	frozen_fact(j, TARGET, 160);
+	drain(j);
+	a = by_id(&o, 5);
+	ASSERT_TRUE(a);
+	EXPECT_EQ(a->frozen, 0);
+	EXPECT_EQ(a->interrupt_cause, NW_INTR_NONE);
+	EXPECT_EQ(a->interrupt_result, NW_INTR_RESULT_NONE);
 	joiner_free(j);
 }
 

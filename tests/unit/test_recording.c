@@ -281,8 +281,9 @@ TEST(recording_header_refusals)
 	h->format_version = 1;
 	h->facts_version = 9;
 	EXPECT_TRUE(!recording_open_mem(buf, len, err, sizeof(err)));
-	EXPECT_STREQ(err,
-		     "its facts are version 9, this notifwait reads version 1");
+	EXPECT_STREQ(
+		err,
+		"its facts are version 9, this notifwait reads versions 1 to 2");
 	h->facts_version = NW_FACTS_VERSION;
 	buf[0] = 'X';
 	EXPECT_TRUE(!recording_open_mem(buf, len, err, sizeof(err)));

@@ -59,6 +59,8 @@ mount_fs tmpfs /dev/shm
 mount_fs tmpfs /tmp mode=1777
 mount_fs tmpfs /run mode=755
 mount_fs bpf /sys/fs/bpf
+# cgroup v2 (cgroup.freeze) for the freezer scenario of suite_chains
+mount_fs cgroup2 /sys/fs/cgroup || true
 mount_fs debugfs /sys/kernel/debug
 mount_fs tracefs /sys/kernel/tracing
 ulimit -l unlimited
