@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -90,6 +91,11 @@ static struct nw_output *output_new(int fd, const char *name)
 		free(o);
 		return NULL;
 	}
+	/*
+	 * Only the main thread writes outputs: no lock per fputc (an atomic
+	 * each, measured at half of the reporter's CPU at 15k records/s).
+	 */
+	__fsetlocking(o->file, FSETLOCKING_BYCALLER);
 	outputs[noutputs++] = o;
 	return o;
 }
@@ -187,18 +193,23 @@ int output_begin_all(void)
 	return 0;
 }
 
-/* The end of the next chunk of whole lines at @p: at most PIPE_BUF bytes. */
-static size_t chunk_len(const char *p, size_t n)
+/*
+ * The end of the next chunk of whole lines at @p, at most @max bytes (one
+ * longer line alone): PIPE_BUF keeps a pipe's lines whole beside other
+ * writers; a regular file takes more at once (fewer syscalls: it is cut
+ * back to its last whole line when a write fails).
+ */
+#define REGULAR_CHUNK (64 * 1024)
+static size_t chunk_len(const char *p, size_t n, size_t max)
 {
-	size_t i, last = 0;
+	const char *nl;
+	size_t last = 0;
 
-	for (i = 0; i < n; i++) {
-		if (p[i] != '\n')
-			continue;
-		if (i + 1 > PIPE_BUF && last)
+	while (last < n && (nl = memchr(p + last, '\n', n - last))) {
+		if ((size_t)(nl - p) + 1 > max && last)
 			return last;
-		last = i + 1;
-		if (last >= PIPE_BUF)
+		last = nl - p + 1;
+		if (last >= max)
 			return last;
 	}
 	return last;
@@ -234,7 +245,8 @@ static int write_lines(struct nw_output *o, bool all)
 	int err = 0, e;
 
 	while (off < o->len) {
-		n = chunk_len(o->buf + off, o->len - off);
+		n = chunk_len(o->buf + off, o->len - off,
+			      o->regular ? REGULAR_CHUNK : PIPE_BUF);
 		if (!n) {
 			if (!all)
 				break; /* a line still being printed */

@@ -496,6 +496,15 @@ static const struct knotif *by_id(const struct out *o, __u64 id)
 	return NULL;
 }
 
+/* Wait id 5 from 100, SIGURG at 150 aborts it at 160, its handler at 170. */
+static void sigurg_aborts_5(struct joiner *j, __u32 sa_flags)
+{
+	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
+	signal_fact(j, TARGET, SIGURG, 0, 0, 150);
+	ret_fact(j, TARGET, 5, 0, -ERESTARTSYS, 160, SIG_BIT(SIGURG));
+	deliver_to_handler(j, TARGET, SIGURG, sa_flags, 170);
+}
+
 /* Issue #16, Go's SIGURG: one syscall, two notifications, one chain. */
 TEST(joiner_restart_chain_links_attempts)
 {
@@ -505,10 +514,7 @@ TEST(joiner_restart_chain_links_attempts)
 	__u64 total = 0;
 
 	ASSERT_TRUE(j);
-	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
-	signal_fact(j, TARGET, SIGURG, 0, 0, 150);
-	ret_fact(j, TARGET, 5, 0, -ERESTARTSYS, 160, SIG_BIT(SIGURG));
-	deliver_to_handler(j, TARGET, SIGURG, SA_RESTART, 170);
+	sigurg_aborts_5(j, SA_RESTART);
 	wait_fact(j, TARGET, 6, NW_WAIT_SLEEP, 200, 0, 0);
 	recv_fact(j, 6, TARGET, 210);
 	send_fact(j, 6, 42, 300, 310, 0);
@@ -540,10 +546,7 @@ TEST(joiner_eintr_ends_the_chain)
 	__u64 total = 0;
 
 	ASSERT_TRUE(j);
-	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
-	signal_fact(j, TARGET, SIGURG, 0, 0, 150);
-	ret_fact(j, TARGET, 5, 0, -ERESTARTSYS, 160, SIG_BIT(SIGURG));
-	deliver_to_handler(j, TARGET, SIGURG, 0, 170);
+	sigurg_aborts_5(j, 0);
 	/* the program calls again itself: a new chain */
 	wait_fact(j, TARGET, 6, NW_WAIT_SLEEP, 200, 0, 0);
 	ret_fact(j, TARGET, 6, 0, -ERESTARTSYS, 260, 0);
