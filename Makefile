@@ -61,7 +61,7 @@ LIBS += -lmicrohttpd
 LIBS += -lcap
 
 # The reporter's stages; main.c wires them together.
-USER_CORE := cli syscalls errnames knotif knotif_table hist stats \
+USER_CORE := cli syscalls errnames knotif knotif_table hist stats findings \
 	sinks sink_stream sink_json sink_hist sink_summary json_record json_writer
 USER_CORE += metrics prom_http prom_textfile sink_prom
 USER_CORE += bound_check sink_bound timeline_svg sink_timeline

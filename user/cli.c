@@ -46,6 +46,9 @@ static const char usage[] =
 	"                         2 cannot check (nothing deferred, or events lost)\n"
 	"      --slack DURATION   allowance for the signal's own delivery (default 50us)\n"
 	"      --budget DURATION  with --check-bound: also no signal pending longer\n"
+	"                         than DURATION (finding signal_delay_over_budget)\n"
+	"      --restart-threshold N  a syscall restarted N times is a restart_storm\n"
+	"                         finding (default 10; 1..1000000)\n"
 	"      --timeline FILE    draw the notifications into FILE.svg or FILE.html\n"
 	"      --timeline-slowest N  only the N slowest (default: all, up to 2000)\n"
 	"      --timeline-window START:END  only seconds START to END after start\n"
@@ -79,6 +82,7 @@ enum { OPT_SYSCALL = 256, OPT_SUMMARY, OPT_BACKEND, OPT_MAX_NOTIFS };
 enum { OPT_AS_ROOT = 1100 };
 enum { OPT_RECORD = 1200, OPT_REPLAY };
 enum { OPT_RINGBUF_SIZE = 1024 };
+enum { OPT_RESTART_THRESHOLD = 1300 };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -100,6 +104,7 @@ static const struct option long_options[] = {
 	{ "check-bound", no_argument, NULL, OPT_CHECK_BOUND },
 	{ "slack", required_argument, NULL, OPT_SLACK },
 	{ "budget", required_argument, NULL, OPT_BUDGET },
+	{ "restart-threshold", required_argument, NULL, OPT_RESTART_THRESHOLD },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "timeline-slowest", required_argument, NULL, OPT_TIMELINE_SLOWEST },
 	{ "timeline-window", required_argument, NULL, OPT_TIMELINE_WINDOW },
@@ -338,6 +343,14 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 				    arg);
 		env->max_knotifs = (unsigned int)n;
 		env->max_notifs_given = true;
+		break;
+	case OPT_RESTART_THRESHOLD:
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || n < 1 || n > 1000000)
+			return fail("invalid --restart-threshold '%s' (1..1000000)",
+				    arg);
+		env->restart_threshold = (unsigned int)n;
 		break;
 	case OPT_RINGBUF_SIZE:
 		if (parse_ringbuf_size(arg, &env->ringbuf_bytes))

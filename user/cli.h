@@ -32,6 +32,7 @@ struct env {
 	bool check_bound; /* --check-bound */
 	double bound_slack_s; /* --slack (default 50us) */
 	double bound_budget_s; /* --budget, 0 when not given */
+	unsigned int restart_threshold; /* --restart-threshold, 0: 10 */
 	const char *timeline; /* --timeline FILE.svg|FILE.html */
 	unsigned int timeline_slowest; /* --timeline-slowest, 0: the cap */
 	bool timeline_window; /* --timeline-window START:END given */

@@ -91,6 +91,18 @@ struct sigpend {
 	UT_hash_handle hh;
 };
 
+/*
+ * A listener's received notifications not yet answered: a wait that ends
+ * unreceived while one is held was queued behind a busy supervisor.
+ */
+struct listener {
+	__u64 filter;
+	unsigned int held;
+	__u64 last_id; /* the newest one held */
+	__u32 holder_tgid, holder_tid;
+	UT_hash_handle hh;
+};
+
 /* Notifications handed over (or dropped) lately: late facts about them. */
 struct ended_key {
 	struct nw_knotif_key key;
@@ -108,6 +120,7 @@ struct joiner {
 	struct thread *threads;
 	struct sigpend *sigpend;
 	struct ended_key *ended;
+	struct listener *listeners;
 	struct nw_knotif_key ended_ring[NW_ENDED_KEYS];
 	unsigned int ended_next;
 };
@@ -271,6 +284,55 @@ static struct knotif *knotif_start(struct joiner *j,
 static bool knotif_open(const struct knotif *k)
 {
 	return !k->have_event;
+}
+
+static struct listener *listener_of(struct joiner *j, __u64 filter)
+{
+	struct listener *l;
+
+	HASH_FIND(hh, j->listeners, &filter, sizeof(filter), l);
+	if (l)
+		return l;
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		j->c.no_memory++;
+		return NULL;
+	}
+	l->filter = filter;
+	HASH_ADD(hh, j->listeners, filter, sizeof(l->filter), l);
+	return l;
+}
+
+/* The supervisor answers (or gives up on) a notification it received. */
+static void release_held(struct joiner *j, struct knotif *k)
+{
+	struct listener *l;
+
+	if (!k->held)
+		return;
+	k->held = false;
+	HASH_FIND(hh, j->listeners, &k->ev.key.filter, sizeof(__u64), l);
+	if (l && l->held)
+		l->held--;
+}
+
+/* Unreceived at its end: was the listener's supervisor busy with another? */
+static void note_queued_behind(struct joiner *j, struct knotif *k)
+{
+	struct listener *l;
+	struct thread *s;
+
+	if (k->ev.t_recv_ns)
+		return;
+	HASH_FIND(hh, j->listeners, &k->ev.key.filter, sizeof(__u64), l);
+	if (!l || !l->held)
+		return;
+	k->have_queued_behind = true;
+	k->queued_behind = l->last_id;
+	k->busy_supervisor_tgid = l->holder_tgid;
+	s = thread_find(j, l->holder_tid);
+	if (s)
+		memcpy(k->busy_supervisor_comm, s->comm, NW_COMM_LEN);
 }
 
 static struct knotif *waiting_of(struct joiner *j, struct thread *t)
@@ -505,6 +567,7 @@ static void close_wait(struct joiner *j, struct knotif *k, struct thread *t,
 	k->ev.ret_unknown = !!(flags & NW_RET_UNKNOWN);
 	k->t_closed_ns = t_ns;
 	k->have_event = true;
+	note_queued_behind(j, k);
 	knotif_add_prior_guess(k);
 	if (t) {
 		t->wait.set = false;
@@ -699,6 +762,19 @@ static void on_deliver(struct joiner *j, const struct nw_fact_deliver *f)
 
 /* ---- the supervisor's side ---------------------------------------------- */
 
+static void hold(struct joiner *j, struct knotif *k, __u32 tgid, __u32 tid)
+{
+	struct listener *l = listener_of(j, k->ev.key.filter);
+
+	if (!l || k->held)
+		return;
+	k->held = true;
+	l->held++;
+	l->last_id = k->ev.key.id;
+	l->holder_tgid = tgid;
+	l->holder_tid = tid;
+}
+
 static void on_recv(struct joiner *j, const struct nw_fact_recv *f)
 {
 	struct nw_knotif_key key = { .filter = f->filter, .id = f->id };
@@ -728,6 +804,7 @@ static void on_recv(struct joiner *j, const struct nw_fact_recv *f)
 	k->ev.t_recv_ns = f->h.t_ns;
 	k->ev.supervisor_tgid = f->h.tgid;
 	k->supervisor_tid = f->h.tid;
+	hold(j, k, f->h.tgid, f->h.tid);
 	k->ev.supervisor_seen_pid = f->seen_pid;
 	if (f->h.flags & NW_RECV_FILTER_KILLABLE)
 		k->ev.filter_killable = 1;
@@ -771,6 +848,7 @@ static void on_reply(struct joiner *j, const struct nw_fact_reply *f)
 	t->reply.r = *f;
 	if (!k)
 		return;
+	release_held(j, k);
 	k->replies_in_flight++;
 	if ((f->h.flags & NW_REPLY_OP_MASK) == NW_REPLY_OP_ADDFD &&
 	    knotif_open(k))
@@ -921,6 +999,7 @@ static void hand_over(struct knotif *k, void *ctx)
 	}
 	if (s && !k->ev.supervisor_comm[0])
 		memcpy(k->ev.supervisor_comm, s->comm, NW_COMM_LEN);
+	release_held(j, k);
 	ended_add(j, &k->ev.key, false);
 	if (j->cfg.knotif)
 		j->cfg.knotif(k, j->cfg.ctx);
@@ -950,10 +1029,15 @@ void joiner_free(struct joiner *j)
 	struct thread *t, *tt;
 	struct sigpend *p, *pt;
 	struct ended_key *e, *et;
+	struct listener *l, *lt;
 
 	if (!j)
 		return;
 	knotif_table_free(j->table);
+	HASH_ITER(hh, j->listeners, l, lt) {
+		HASH_DEL(j->listeners, l);
+		free(l);
+	}
 	HASH_ITER(hh, j->threads, t, tt) {
 		HASH_DEL(j->threads, t);
 		free(t);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include "bound_check.h"
 #include "errnames.h"
+#include "findings.h"
 #include "json_record.h"
 #include "json_writer.h"
 #include "syscalls.h"
@@ -81,6 +82,9 @@ static void write_chain(struct json_writer *w, const struct knotif *k)
 			  nw_interrupt_cause_name(k->interrupt_cause));
 	jw_string_or_null(w, "interrupt_result",
 			  nw_interrupt_result_name(k->interrupt_result));
+	/* unreceived at its end: the id its supervisor was busy with */
+	jw_uint_or_null(w, "queued_behind", k->have_queued_behind,
+			k->queued_behind);
 }
 
 static void write_reply(struct json_writer *w, const struct knotif *k)
@@ -305,6 +309,55 @@ static void write_bound_summary(struct json_writer *w,
 	jw_end_object(w);
 }
 
+static void write_names(struct json_writer *w, const char *key,
+			const struct finding_names *l, const char *flag)
+{
+	unsigned int i;
+
+	jw_begin_array(w, key);
+	for (i = 0; l && i < l->n; i++) {
+		jw_begin_object(w, NULL);
+		jw_string(w, "name", l->v[i].name);
+		jw_uint(w, "count", l->v[i].count);
+		if (flag)
+			jw_bool(w, flag, l->v[i].flag);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	if (l && l->others)
+		jw_uint(w, "others", l->others);
+}
+
+/* "findings":[{"kind","severity","count","evidence":{..},"advice"}] */
+static void write_findings(struct json_writer *w, const struct findings *fs)
+{
+	struct finding out[FINDING_COUNT];
+	unsigned int n = fs ? findings_report(fs, out) : 0, i, j;
+
+	jw_begin_array(w, "findings");
+	for (i = 0; i < n; i++) {
+		const struct finding *f = &out[i];
+
+		jw_begin_object(w, NULL);
+		jw_string(w, "kind", finding_kind_name(f->kind));
+		jw_string(w, "severity", finding_severity_name(f->severity));
+		jw_uint(w, "count", f->count);
+		jw_begin_object(w, "evidence");
+		for (j = 0; j < f->nnum; j++)
+			jw_uint(w, f->num[j].key, f->num[j].v);
+		write_names(w, "syscalls", f->syscalls, f->syscalls_flag);
+		write_names(w, "supervisors", f->supervisors, NULL);
+		jw_begin_array(w, "examples");
+		for (j = 0; j < f->nex; j++)
+			jw_uint(w, NULL, f->ex[j].id);
+		jw_end_array(w);
+		jw_end_object(w);
+		jw_string(w, "advice", f->advice);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+}
+
 void json_write_summary(FILE *out, const struct report_info *info,
 			const struct run_totals *t)
 {
@@ -337,6 +390,7 @@ void json_write_summary(FILE *out, const struct report_info *info,
 	write_groups(&w, "syscalls", &s->by_syscall);
 	if (t->bound)
 		write_bound_summary(&w, t->bound);
+	write_findings(&w, t->findings);
 	jw_end_object(&w);
 	fputc('\n', out);
 }

@@ -93,6 +93,13 @@ struct knotif {
 	bool frozen; /* the target froze right after an interrupted end */
 	bool eintr; /* a handler without SA_RESTART took the interruption */
 
+	/* ended unreceived while the listener's supervisor held another */
+	bool held; /* the joiner's: received, not yet answered */
+	bool have_queued_behind;
+	__u64 queued_behind; /* the id the supervisor was busy with */
+	__u32 busy_supervisor_tgid;
+	char busy_supervisor_comm[NW_COMM_LEN];
+
 	/* derived by knotif_derive() */
 	enum nw_outcome outcome;
 	enum nw_interrupt_cause interrupt_cause;

@@ -19,6 +19,7 @@
 #include "bound_check.h"
 #include "cli.h"
 #include "command.h"
+#include "findings.h"
 #include "joiner.h"
 #include "output.h"
 #include "pid_check.h"
@@ -40,6 +41,7 @@ struct app {
 	struct backend backend;
 	struct report_info info;
 	struct stats stats;
+	struct findings findings;
 	struct sinks sinks;
 	struct sink *prom; /* also in sinks; fed the BPF counters each loop */
 	struct bound_config bound_cfg; /* --check-bound */
@@ -90,6 +92,7 @@ static void on_ready(struct knotif *k, void *ctx)
 		app->no_memory++;
 	if (app->env.check_bound)
 		bound_check_add(&app->bound, k);
+	findings_add(&app->findings, k);
 	sinks_knotif(&app->sinks, k);
 }
 
@@ -101,6 +104,7 @@ static void on_reply_failed(const struct nw_reply_failed_event *r, void *ctx)
 	    r->supervisor_tgid != (__u32)app->env.supervisor_pid)
 		return;
 	stats_add_reply_failed(&app->stats);
+	findings_add_reply_failed(&app->findings, r);
 	sinks_reply_failed(&app->sinks, r);
 }
 
@@ -120,6 +124,7 @@ static void totals(struct app *app, struct run_totals *t)
 
 	memset(t, 0, sizeof(*t));
 	t->stats = &app->stats;
+	t->findings = &app->findings;
 	if (app->bpf_frozen)
 		t->bpf = app->bpf_final;
 	else
@@ -370,6 +375,7 @@ static void report_end(struct app *app)
 {
 	struct run_totals t;
 
+	findings_finish(&app->findings);
 	totals(app, &t);
 	sinks_finish(&app->sinks, &t);
 	output_flush_all();
@@ -436,6 +442,11 @@ static int prepare_report(struct app *app)
 	if (open_outputs(app))
 		return -EIO; /* said why */
 	stats_init(&app->stats);
+	findings_init(&app->findings,
+		      &(struct findings_config){
+			      .restart_threshold = app->env.restart_threshold,
+			      .budget_ns = app->env.bound_budget_s * 1e9 + 0.5,
+		      });
 	/* only -j's summary record and --summary show the groups */
 	app->stats.no_groups = !app->env.json && !app->env.summary;
 	err = setup_sinks(app);

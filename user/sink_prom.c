@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "errnames.h"
 #include "escape.h"
+#include "findings.h"
 #include "metrics.h"
 #include "prom_http.h"
 #include "prom_textfile.h"
@@ -37,6 +38,7 @@ enum {
 	F_LOST,
 	F_DROPPED,
 	F_BOUND,
+	F_FINDINGS,
 	F_BUILD,
 	F_BACKEND,
 	F_COUNT,
@@ -91,6 +93,10 @@ static const struct {
 			"Notifications (map full), signals (too many in one wait), probe runs (the kernel skipped a program already active on the CPU) or waits whose notification could not be identified (unidentified), not followed.",
 			METRIC_COUNTER,
 			{ "what" } },
+	[F_FINDINGS] = { "notifwait_findings",
+			 "Conditions found in the notifications, by kind (restart_storm, lost_reply, ...).",
+			 METRIC_COUNTER,
+			 { "kind" } },
 	[F_BOUND] = { "notifwait_bound_violations",
 		      "Deferred signals that broke the --check-bound limit, by kind (bound, budget).",
 		      METRIC_COUNTER,
@@ -264,6 +270,7 @@ static void update_counters(struct sink *s, const struct run_totals *t)
 	static const char *const unidentified[1] = { "unidentified" };
 	static const char *const bound[1] = { "bound" };
 	static const char *const budget[1] = { "budget" };
+	int i;
 
 	pthread_mutex_lock(&st->lock);
 	set(st, F_LOST, NULL, t->bpf.lost_records);
@@ -275,6 +282,11 @@ static void update_counters(struct sink *s, const struct run_totals *t)
 	if (t->bound) {
 		set(st, F_BOUND, bound, t->bound->st.violations);
 		set(st, F_BOUND, budget, t->bound->st.budget_violations);
+	}
+	for (i = 0; t->findings && i < FINDING_COUNT; i++) {
+		const char *kind[1] = { finding_kind_name(i) };
+
+		set(st, F_FINDINGS, kind, findings_count(t->findings, i));
 	}
 	if (!st->backend_known && s->info->backend) {
 		const char *backend[1] = { s->info->backend };
@@ -368,6 +380,12 @@ static int init_registry(struct prom_state *st)
 	    !metrics_series(st->f[F_BOUND], bound) ||
 	    !metrics_series(st->f[F_BOUND], budget))
 		return -ENOMEM;
+	for (i = 0; i < FINDING_COUNT; i++) {
+		const char *kind[1] = { finding_kind_name(i) };
+
+		if (!metrics_series(st->f[F_FINDINGS], kind))
+			return -ENOMEM;
+	}
 	set(st, F_BUILD, version, 1);
 	return 0;
 }

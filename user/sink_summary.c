@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --summary: tables per supervisor and per syscall at exit. */
+#include <ctype.h>
 #include "escape.h"
+#include "findings.h"
 #include "sinks.h"
 
 static void print_groups(FILE *out, const char *title,
@@ -9,19 +11,69 @@ static void print_groups(FILE *out, const char *title,
 	size_t i;
 
 	fprintf(out, "\n%-28s %8s %12s %12s %12s %11s %8s %14s\n", title,
-		"COUNT", "HANDLE_P50", "HANDLE_P99", "HANDLE_MAX", "INTERRUPTED",
-		"DEFERRED", "MAX_PENDING");
+		"COUNT", "HANDLE_P50", "HANDLE_P99", "HANDLE_MAX",
+		"INTERRUPTED", "DEFERRED", "MAX_PENDING");
 	for (i = 0; i < l->n; i++) {
 		struct nw_group *g = &l->groups[i];
 		char name[NW_TEXT_ESCAPED_SIZE(sizeof(g->name))];
 
 		/* a supervisor's name is its comm: escaped */
 		nw_text_escape(name, sizeof(name), g->name, sizeof(g->name));
-		fprintf(out, "%-28s %8llu %10.1fus %10.1fus %10.1fus %11llu %8llu %12.1fus\n",
+		fprintf(out,
+			"%-28s %8llu %10.1fus %10.1fus %10.1fus %11llu %8llu %12.1fus\n",
 			name, g->count, stats_percentile(g, 50) / 1e3,
 			stats_percentile(g, 99) / 1e3,
 			stats_percentile(g, 100) / 1e3, g->interrupted,
 			g->deferred, g->max_pending_ns / 1e3);
+	}
+}
+
+static void print_names(FILE *out, const char *title,
+			const struct finding_names *l, const char *flag)
+{
+	unsigned int i;
+
+	if (!l)
+		return;
+	fprintf(out, " %s=", title);
+	for (i = 0; i < l->n; i++) {
+		char name[NW_TEXT_ESCAPED_SIZE(sizeof(l->v[i].name))];
+
+		nw_text_escape(name, sizeof(name), l->v[i].name,
+			       sizeof(l->v[i].name));
+		fprintf(out, "%s%s:%llu%s", i ? "," : "", name, l->v[i].count,
+			flag && l->v[i].flag ? "(!)" : "");
+	}
+	if (l->others)
+		fprintf(out, ",+%llu more", l->others);
+}
+
+static void print_findings(FILE *out, const struct findings *fs)
+{
+	struct finding f[FINDING_COUNT];
+	unsigned int n = fs ? findings_report(fs, f) : 0, i, j;
+
+	fprintf(out, "\nfindings: %u%s\n", n, n ? "" : " (none)");
+	for (i = 0; i < n; i++) {
+		char sev[16];
+
+		for (j = 0; finding_severity_name(f[i].severity)[j]; j++)
+			sev[j] = toupper(
+				finding_severity_name(f[i].severity)[j]);
+		sev[j] = 0;
+		fprintf(out, "  %-8s %s: %llu\n    evidence:", sev,
+			finding_kind_name(f[i].kind), f[i].count);
+		for (j = 0; j < f[i].nnum; j++)
+			fprintf(out, " %s=%llu", f[i].num[j].key,
+				f[i].num[j].v);
+		print_names(out, "syscalls", f[i].syscalls, f[i].syscalls_flag);
+		print_names(out, "supervisors", f[i].supervisors, NULL);
+		if (f[i].nex)
+			fprintf(out, " examples=");
+		for (j = 0; j < f[i].nex; j++)
+			fprintf(out, "%s%llu", j ? "," : "",
+				(unsigned long long)f[i].ex[j].id);
+		fprintf(out, "\n    advice: %s\n", f[i].advice);
 	}
 }
 
@@ -45,6 +97,7 @@ static void summary_finish(struct sink *s, const struct run_totals *t)
 		st->addfd_ok, st->addfd_failed, st->reply_failed);
 	print_groups(s->out, "SUPERVISOR", &st->by_supervisor);
 	print_groups(s->out, "SYSCALL", &st->by_syscall);
+	print_findings(s->out, t->findings);
 }
 
 struct sink *sink_summary_new(FILE *out, const struct report_info *info)

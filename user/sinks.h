@@ -13,6 +13,7 @@
 
 struct bound_config;
 struct bound_check;
+struct findings;
 struct timeline_options;
 
 struct report_info {
@@ -30,6 +31,7 @@ struct run_totals {
 	unsigned long long malformed, no_memory;
 	double elapsed_s;
 	const struct bound_check *bound; /* --check-bound, else NULL */
+	const struct findings *findings; /* NULL: none kept (unit tests) */
 };
 
 struct sink {

@@ -53,11 +53,16 @@ def check_header(stderr):
 
 def run_tracer(cmd, timeout):
     """Runs a tracer command line to its end; fails on a timeout."""
+    # its own session: a timeout kills the tracer and everything it started
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        return subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=timeout)
+        out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         raise Fail(f"timed out after {timeout}s: {' '.join(cmd)}")
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
 def traced(env, wargs, targs=(), timeout=120, tag="run"):

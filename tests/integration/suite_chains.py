@@ -5,11 +5,12 @@ attempts (t_before/t_after, EINTR), the RECVs and SENDs its supervisor
 logged."""
 
 import os
+import subprocess
 import threading
 import time
 
 from scenarios import expect, traced
-from truth import Skip, Truth
+from truth import Skip, Trace, Truth
 
 ENOENT = 2
 
@@ -36,6 +37,30 @@ def chains_of(notifs):
            f"(restart_of of an id not reported: "
            f"{[n['restart_of'] for n in notifs if n['restart_of'] not in by_id][:3]})")
     return chains
+
+
+def findings_of(trace):
+    """The summary record's findings, by kind."""
+    summary, = trace.of("summary")
+    return {f["kind"]: f for f in summary["findings"]}
+
+
+def expect_findings(trace, kinds, why):
+    got = findings_of(trace)
+    expect(set(got) == set(kinds), f"{why}: findings {sorted(got)}, expected {sorted(kinds)}")
+    return got
+
+
+def check_lost_replies(found, truth):
+    """Every SEND the supervisor saw fail with ENOENT is a lost reply."""
+    enoent = truth.summary["sends_enoent"]
+    if not enoent:
+        expect("lost_reply" not in found, f"lost_reply {found.get('lost_reply')} "
+               "without a failed SEND")
+        return
+    f = found.get("lost_reply")
+    expect(f and f["evidence"]["failed_enoent"] == enoent and f["count"] >= enoent,
+           f"lost_reply {f}, truth: {enoent} SENDs failed with ENOENT")
 
 
 def t_chain_sa_restart(env):
@@ -81,6 +106,11 @@ def t_chain_sa_restart(env):
         expect(last["chain_total_ns"] == last["t_return_ns"] - start,
                f"chain_total_ns {last['chain_total_ns']}, expected "
                f"{last['t_return_ns'] - start}")
+    found = findings_of(trace)
+    worst = max(len(c) - 1 for c in chains)
+    expect("restart_storm" not in found and "eintr_to_program" not in found,
+           f"calls restarted at most {worst} times, no EINTR: findings {sorted(found)}")
+    check_lost_replies(found, truth)
 
 
 def t_chain_eintr(env):
@@ -101,6 +131,73 @@ def t_chain_eintr(env):
            "a restart_of without a kernel restart")
     expect(all(n["chain_total_ns"] == n["total_ns"] for n in notifs if n["total_ns"]),
            "a one-notification chain whose chain_total_ns is not its total_ns")
+    found = findings_of(trace)
+    f = found.get("eintr_to_program")
+    expect(f and f["count"] == len(eintr) and f["severity"] == "critical" and
+           f["evidence"]["not_native"] == len(eintr) and
+           f["evidence"]["syscalls"] == [{"name": "getppid", "count": len(eintr),
+                                          "not_native": True}],
+           f"eintr_to_program {f}, truth {len(eintr)} EINTR from getppid")
+    expect("restart_storm" not in found, "a restart_storm with no restart")
+    check_lost_replies(found, truth)
+
+
+def replay_findings(env, recording, *args):
+    out = env.path("storm.replay.jsonl")
+    p = subprocess.run([env.tracer, "--replay", recording, "-j", "-o", out, *args],
+                       capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 0, f"replay {args}: exit {p.returncode}: {p.stderr[-300:]!r}")
+    return findings_of(Trace(out))
+
+
+def t_findings_restart_storm(env):
+    """SIGURG every 1 ms (40 rounds) against a 5 ms supervisor, SA_RESTART:
+    one getppid restarts until the storm ends. One restart_storm whose
+    restarts are the chain's; its attempts are the supervisor's RECVs plus
+    the waits interrupted unreceived, its failed SENDs the lost replies;
+    the waits queued behind the supervisor's held one are checked against
+    the supervisor's own RECV/SEND brackets."""
+    rec = env.path("storm.facts")
+    trace, truth = traced(env, ["--sigurg-period-us", "1000", "--sigurg-count", "40",
+                                "--handle-us", "5000", "--sa-restart", "--iterations", "1"],
+                          targs=["--record", rec], tag="storm")
+    call, = truth.ev("syscall")
+    expect(call["ret"] != -1, f"the call failed: errno {call['errno']}")
+    notifs = target_notifs(trace, truth)
+    chain, = chains_of(notifs)
+    restarts = len(chain) - 1
+    expect(restarts >= 10, f"only {restarts} restarts: no storm to find")
+    recvs, sends = truth.recv_by_id(), truth.ops_by_id("send")
+    received = [n for n in chain if n["t_recv_ns"] is not None]
+    expect(len(received) == len(recvs) and all(n["id"] in recvs for n in received),
+           f"{len(received)} attempts received, the supervisor logged {len(recvs)} RECVs")
+    expect(chain[-1]["outcome"] == "replied" and chain[-1]["attempt"] == len(chain),
+           f"last attempt {chain[-1]['attempt']} {chain[-1]['outcome']}")
+    found = findings_of(trace)
+    f = found.get("restart_storm")
+    ev = f["evidence"] if f else {}
+    expect(f and f["count"] == 1 and ev["max_restarts"] == restarts and
+           ev["unfinished"] == 0 and ev["examples"] == [chain[-1]["id"]] and
+           ev["syscalls"] == [{"name": "getppid", "count": 1}],
+           f"restart_storm {f}, the chain restarted {restarts} times, ends at {chain[-1]['id']}")
+    check_lost_replies(found, truth)
+    behind = [n for n in chain if n["queued_behind"] is not None]
+    for n in behind:
+        x = n["queued_behind"]
+        r, sx = recvs.get(x), [s for s in sends.get(x, [])]
+        expect(r and sx and r["t_before"] < n["t_return_ns"] < sx[0]["t_after"],
+               f"notif {n['id']} queued behind {x}: supervisor RECV {r}, SEND {sx}, "
+               f"return {n['t_return_ns']}")
+    q = found.get("interrupted_while_queued")
+    expect(len(behind) == (q["count"] if q else 0),
+           f"{len(behind)} waits queued behind, interrupted_while_queued {q}")
+    # the threshold is a report option: a replay of the run judges anew
+    expect("restart_storm" not in replay_findings(env, rec, "--restart-threshold",
+                                                  str(restarts + 1)),
+           f"a restart_storm at threshold {restarts + 1} for {restarts} restarts")
+    again = replay_findings(env, rec, "--restart-threshold", str(restarts))
+    expect(again.get("restart_storm", {}).get("count") == 1,
+           f"threshold {restarts}: {again.get('restart_storm')}")
 
 
 class Freezer:
@@ -214,6 +311,14 @@ def chain_freezer(env, v2):
            f"reply_failed {failed}, truth sends_enoent {truth.summary['sends_enoent']}")
     expect(b["restart_of"] == a["id"] and b["attempt"] == 2 and b["outcome"] == "replied",
            f"restart: restart_of {b['restart_of']} attempt {b['attempt']} {b['outcome']}")
+    found = expect_findings(trace, ["interrupted_by_freezer", "lost_reply"], "frozen once")
+    f = found["interrupted_by_freezer"]
+    expect(f["count"] == 1 and f["evidence"]["after_recv"] == 1 and
+           f["evidence"]["restarted"] == 1 and f["evidence"]["replies_lost"] == 1 and
+           f["evidence"]["examples"] == [a["id"]], f"interrupted_by_freezer {f}")
+    check_lost_replies(found, truth)
+    expect(found["lost_reply"]["evidence"]["by_freezer"] == 1,
+           f"lost_reply {found['lost_reply']}: not the freezer's")
     call, = truth.ev("syscall")
     expect(call["ret"] != -1 and b["chain_total_ns"] <= call["t_after"] - call["t_before"],
            f"chain_total_ns {b['chain_total_ns']}, the call took "
@@ -223,6 +328,7 @@ def chain_freezer(env, v2):
 TESTS = [
     ("chain_sa_restart", t_chain_sa_restart),
     ("chain_eintr", t_chain_eintr),
+    ("findings_restart_storm", t_findings_restart_storm),
     ("chain_freezer_v1", lambda env: chain_freezer(env, False)),
     ("chain_freezer_v2", lambda env: chain_freezer(env, True)),
 ]

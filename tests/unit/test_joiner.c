@@ -756,3 +756,40 @@ TEST(joiner_finish_reports_pending_and_unidentified)
 	EXPECT_EQ(c.unidentified, 1);
 	joiner_free(j);
 }
+
+/*
+ * sandlock#235: a notification still queued while the supervisor handles
+ * another stays interruptible; a signal ends it unreceived, queued behind.
+ */
+TEST(joiner_interrupted_while_queued_behind_a_busy_supervisor)
+{
+	const struct knotif *a, *b;
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	task(j, SUP, "supervisor", 50);
+	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
+	recv_fact(j, 5, TARGET, 110);
+	wait_fact(j, TARGET + 1, 6, NW_WAIT_SLEEP, 120, 0, 0);
+	signal_fact(j, TARGET + 1, SIGURG, 0, 0, 150);
+	ret_fact(j, TARGET + 1, 6, 0, -ERESTARTSYS, 160, SIG_BIT(SIGURG));
+	send_fact(j, 5, 1, 300, 310, 0);
+	ret_fact(j, TARGET, 5, 0, 1, 320, 0);
+	/* answered before the next one is interrupted: not behind it */
+	wait_fact(j, TARGET, 7, NW_WAIT_SLEEP, 400, 0, 0);
+	signal_fact(j, TARGET, SIGURG, 0, 0, 450);
+	ret_fact(j, TARGET, 7, 0, -ERESTARTSYS, 460, SIG_BIT(SIGURG));
+	drain(j);
+	a = by_id(&o, 6);
+	b = by_id(&o, 7);
+	ASSERT_TRUE(a && b);
+	EXPECT_EQ(a->outcome, NW_OUTCOME_INTERRUPTED_BEFORE_RECV);
+	EXPECT_EQ(a->have_queued_behind, 1);
+	EXPECT_EQ(a->queued_behind, 5);
+	EXPECT_EQ(a->busy_supervisor_tgid, SUP);
+	EXPECT_STREQ(a->busy_supervisor_comm, "supervisor");
+	EXPECT_EQ(b->outcome, NW_OUTCOME_INTERRUPTED_BEFORE_RECV);
+	EXPECT_EQ(b->have_queued_behind, 0);
+	joiner_free(j);
+}

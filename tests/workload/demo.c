@@ -6,9 +6,11 @@
  * failing with ENOENT), an addfd and an addfd+SEND group.
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +50,7 @@ static pid_t run_group(unsigned int g)
 	fflush(NULL);
 	pid = fork();
 	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		execv("/proc/self/exe", (char **)argv);
 		perror("nw-workload: exec /proc/self/exe");
 		_exit(NW_EXIT_FAIL);

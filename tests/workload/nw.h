@@ -55,6 +55,7 @@ struct nw_opts {
 	bool signal_before_recv;
 	bool sa_restart;
 	long sigurg_period_us;		/* -1: none */
+	long sigurg_count;		/* -1: until the targets are done */
 	long kill_target_after_recv_us;	/* -1: none */
 	long kill_supervisor_after_recv_us;	/* -1: none */
 	bool close_listener_after_recv;

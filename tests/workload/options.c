@@ -48,6 +48,7 @@ static const char usage[] =
 "  --signal-after-recv-us N     ... N us after RECV returned (once per iteration)\n"
 "  --signal-before-recv         ... before RECV instead (use with --recv-delay-us)\n"
 "  --sigurg-period-us N         a sender tgkills SIGURG to every target thread every N us\n"
+"  --sigurg-count N             ... and stops after N rounds (default: until the end)\n"
 "  --kill-target-after-recv-us N  SIGKILL the target process N us after the first RECV\n"
 "  --kill-supervisor-after-recv-us N  a helper SIGKILLs the supervisor N us after the first RECV\n"
 "  --close-listener-after-recv  close the listener instead of the first reply\n"
@@ -71,7 +72,7 @@ enum {
 	OPT_TARGETS = 256, OPT_THREADS, OPT_ITERATIONS, OPT_SHARED, OPT_SYSCALL,
 	OPT_HANDLE, OPT_ADDFD_GAP, OPT_RECV_DELAY, OPT_KILLABLE, OPT_RECV_FLAG, OPT_REPLY,
 	OPT_REPLY_VALUE, OPT_REPLY_ERROR, OPT_RLIMIT, OPT_SIGNAL, OPT_SIG_AFTER,
-	OPT_SIG_BEFORE, OPT_SA_RESTART, OPT_SIGURG, OPT_KILL_TARGET,
+	OPT_SIG_BEFORE, OPT_SA_RESTART, OPT_SIGURG, OPT_SIGURG_COUNT, OPT_KILL_TARGET,
 	OPT_KILL_SUPERVISOR, OPT_CLOSE, OPT_PIDNS, OPT_TRUTH, OPT_DEMO, OPT_GATE,
 	OPT_RUN, OPT_STOP_TARGET, OPT_ADDFD_SIZE, OPT_HOLD_RECV, OPT_STACK,
 };
@@ -99,6 +100,7 @@ static const struct option longopts[] = {
 	{ "signal-before-recv", no_argument, NULL, OPT_SIG_BEFORE },
 	{ "sa-restart", no_argument, NULL, OPT_SA_RESTART },
 	{ "sigurg-period-us", required_argument, NULL, OPT_SIGURG },
+	{ "sigurg-count", required_argument, NULL, OPT_SIGURG_COUNT },
 	{ "kill-target-after-recv-us", required_argument, NULL, OPT_KILL_TARGET },
 	{ "kill-supervisor-after-recv-us", required_argument, NULL, OPT_KILL_SUPERVISOR },
 	{ "close-listener-after-recv", no_argument, NULL, OPT_CLOSE },
@@ -230,6 +232,8 @@ static int check(const struct nw_opts *o)
 		why = "--signal cannot be SIGKILL/SIGSTOP (see --kill-target-after-recv-us)";
 	else if (o->targets * (long)o->threads > NW_MAX_TARGET_THREADS)
 		why = "more than 16384 target threads";
+	else if (o->sigurg_count >= 0 && o->sigurg_period_us < 0)
+		why = "--sigurg-count needs --sigurg-period-us";
 	else if (o->hold_recv && o->exec_argv)
 		why = "--hold-recv needs the built-in target's threads, not PROGRAM";
 	else if (o->exec_argv && o->demo)
@@ -257,7 +261,7 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		.reply_value = 42, .reply_error = 1 /* EPERM */,
 		.addfd_size = sizeof(struct seccomp_notif_addfd),
 		.rlimit_nofile = -1, .signal_after_recv_us = -1,
-		.sigurg_period_us = -1, .kill_target_after_recv_us = -1,
+		.sigurg_period_us = -1, .sigurg_count = -1, .kill_target_after_recv_us = -1,
 		.kill_supervisor_after_recv_us = -1, .stop_target_us = -1,
 		.run = "main", .thread_stack_kib = 256,
 	};
@@ -286,6 +290,7 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		case OPT_SIG_AFTER: r = parse_long("--signal-after-recv-us", optarg, 0, LONG_MAX / 1000, &o->signal_after_recv_us); break;
 		case OPT_SIG_BEFORE: o->signal_before_recv = true; break;
 		case OPT_SA_RESTART: o->sa_restart = true; break;
+		case OPT_SIGURG_COUNT: r = parse_long("--sigurg-count", optarg, 1, LONG_MAX, &o->sigurg_count); break;
 		case OPT_SIGURG: r = parse_long("--sigurg-period-us", optarg, 1, LONG_MAX / 1000, &o->sigurg_period_us); break;
 		case OPT_KILL_TARGET: r = parse_long("--kill-target-after-recv-us", optarg, 0, LONG_MAX / 1000, &o->kill_target_after_recv_us); break;
 		case OPT_KILL_SUPERVISOR: r = parse_long("--kill-supervisor-after-recv-us", optarg, 0, LONG_MAX / 1000, &o->kill_supervisor_after_recv_us); break;

@@ -18,8 +18,13 @@ int nw_sigurg_sender_main(void)
 	pid_t self = getpid();
 	uint64_t t0, t1;
 	int i, r, e, in;
+	long rounds = 0;
 
 	while (!__atomic_load_n(&nw_shared->targets_done, __ATOMIC_SEQ_CST)) {
+		if (nw_opts.sigurg_count >= 0 && rounds++ >= nw_opts.sigurg_count) {
+			nw_sleep_until(nw_now() + 1000000); /* until the end */
+			continue;
+		}
 		nw_sleep_until(next);
 		/* like Go's sysmon: a late tick is not made up for by a burst */
 		next += period;

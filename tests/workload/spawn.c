@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +39,8 @@ pid_t nw_spawn(const char *role, int (*fn)(void *), void *arg)
 		return -1;
 	}
 	if (!pid) {
+		/* a killed run (a test's timeout) must not leave workers behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		nchildren = 0;
 		_exit(fn(arg));
 	}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Findings: conditions worth acting on, recognised in the finished
+ * notifications (restart storms, waits lost behind a busy supervisor, EINTR
+ * the program did not expect, lost replies, the freezer, signals deferred
+ * past a budget), each with its evidence and one line of advice. Main feeds
+ * it beside the statistics; the summary, JSON and Prometheus sinks read
+ * findings_report(). Memory is bounded: a few examples and names per kind.
+ */
+#ifndef NW_FINDINGS_H
+#define NW_FINDINGS_H
+
+#include <stdbool.h>
+#include "knotif.h"
+
+#define NW_DEFAULT_RESTART_THRESHOLD 10
+#define NW_FINDING_EXAMPLES 3
+#define NW_FINDING_NAMES 8
+#define NW_FINDING_NUMS 6
+/* Threads whose syscall is restarting now, followed for restart_storm. */
+#define NW_FINDING_CHAINS 1024
+
+enum finding_kind {
+	FINDING_RESTART_STORM,
+	FINDING_INTERRUPTED_WHILE_QUEUED,
+	FINDING_EINTR_TO_PROGRAM,
+	FINDING_LOST_REPLY,
+	FINDING_INTERRUPTED_BY_FREEZER,
+	FINDING_SIGNAL_DELAY_OVER_BUDGET,
+	FINDING_COUNT,
+};
+
+enum finding_severity {
+	FINDING_INFO,
+	FINDING_WARNING,
+	FINDING_CRITICAL,
+};
+
+struct findings_config {
+	unsigned int restart_threshold; /* 0: NW_DEFAULT_RESTART_THRESHOLD */
+	__u64 budget_ns; /* --budget; 0: no signal_delay_over_budget */
+};
+
+/* A name (syscall, supervisor) and how often it took part. */
+struct finding_name {
+	char name[48];
+	unsigned long long count;
+	bool flag; /* eintr_to_program: the syscall never fails EINTR natively */
+};
+
+struct finding_names {
+	struct finding_name v[NW_FINDING_NAMES];
+	unsigned int n;
+	unsigned long long others; /* counts of names past the table */
+};
+
+/* A notification that shows it, ranked by @rank (worst first). */
+struct finding_example {
+	__u64 id;
+	__u64 rank;
+};
+
+/* One kind's accumulated state; findings_report() turns it into output. */
+struct finding_acc {
+	unsigned long long count;
+	unsigned long long num[NW_FINDING_NUMS]; /* per kind, see findings.c */
+	struct finding_example ex[NW_FINDING_EXAMPLES];
+	unsigned int nex;
+	struct finding_names syscalls, supervisors;
+};
+
+/* An interrupted notification already reported: its reply may fail later. */
+struct finding_ended {
+	struct nw_knotif_key key;
+	enum nw_interrupt_cause cause;
+	char syscall[32];
+	char supervisor[48];
+};
+
+#define NW_FINDING_ENDED 256
+
+/* A syscall that is restarting now, by thread. */
+struct finding_chain {
+	__u32 tid;
+	__u32 restarts;
+	bool counted; /* already a restart_storm */
+	__u64 last_id;
+	char syscall[32];
+	char supervisor[48];
+};
+
+struct findings {
+	struct findings_config cfg;
+	struct finding_acc acc[FINDING_COUNT];
+	struct finding_chain chains[NW_FINDING_CHAINS];
+	unsigned int nchains;
+	unsigned long long chains_untracked; /* over NW_FINDING_CHAINS */
+	unsigned long long interrupted_unreceived; /* all, for the share */
+	struct finding_ended ended[NW_FINDING_ENDED]; /* a ring */
+	unsigned int ended_next;
+	bool finished;
+};
+
+/* What one finding says: a fixed shape every sink can print. */
+struct finding {
+	enum finding_kind kind;
+	enum finding_severity severity;
+	unsigned long long count;
+	struct {
+		const char *key;
+		unsigned long long v;
+	} num[NW_FINDING_NUMS];
+	unsigned int nnum;
+	const struct finding_names *syscalls, *supervisors; /* or NULL */
+	const char *syscalls_flag; /* the flag's key, or NULL */
+	const struct finding_example *ex;
+	unsigned int nex;
+	const char *advice;
+};
+
+void findings_init(struct findings *f, const struct findings_config *cfg);
+void findings_add(struct findings *f, const struct knotif *k);
+void findings_add_reply_failed(struct findings *f,
+			       const struct nw_reply_failed_event *r);
+/* Tracing ended: chains still restarting count now. */
+void findings_finish(struct findings *f);
+/* The findings present, most severe first; returns how many (<= COUNT). */
+unsigned int findings_report(const struct findings *f,
+			     struct finding out[FINDING_COUNT]);
+/* The count of @kind so far (0 when absent): for the metrics. */
+unsigned long long findings_count(const struct findings *f,
+				  enum finding_kind kind);
+
+const char *finding_kind_name(enum finding_kind k);
+const char *finding_severity_name(enum finding_severity s);
+/* Whether a syscall of this name can fail with EINTR without seccomp. */
+bool nw_syscall_native_eintr(const char *name);
+
+#endif /* NW_FINDINGS_H */
