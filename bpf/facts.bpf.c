@@ -44,7 +44,8 @@ struct nw_thread {
 	__u8 task_sent; /* comm below went out in a TASK fact */
 	__u8 in_bracket; /* fentry/kprobe: inside the notification bracket */
 	__u8 interrupted; /* its wait ended -ERESTARTSYS, no syscall since */
-	__u8 pad;
+	/* its wait ended with a signal pending: SWITCH facts until delivery */
+	__u8 watch_switch;
 	char comm[16];
 	/* fentry/kprobe: the bracket's entry and its filter (0: unknown) */
 	__u64 t_bracket;
@@ -257,6 +258,7 @@ static __always_inline void emit_return(struct nw_thread *st,
 		flags |= NW_RET_FATAL;
 	/* the freezer may be why: it acts on the way out (frozen_fact) */
 	st->interrupted = ret == -ERESTARTSYS;
+	st->watch_switch = (pending & ~task->blocked.sig[0]) != 0;
 	f = fact_reserve(sizeof(*f));
 	if (!f)
 		return;
@@ -319,6 +321,43 @@ int BPF_PROG(tp_sched_waking, struct task_struct *p)
 	return 0;
 }
 
+static __always_inline void emit_switch(__u8 how, __u32 tid, __u64 t)
+{
+	struct nw_fact_switch *f = fact_reserve(sizeof(*f));
+
+	if (!f)
+		return;
+	fill_hdr(&f->h, NW_FACT_SWITCH, how, sizeof(*f), t);
+	f->tid = tid;
+	fact_submit(f);
+}
+
+/*
+ * A thread between its wait's end and its signal's delivery: was it
+ * preempted (left the CPU runnable), and when did it run again? prev's
+ * storage is its own; next's is only read.
+ */
+static __always_inline void watch_switch(bool preempt, struct task_struct *prev,
+					 struct task_struct *next,
+					 unsigned int prev_state)
+{
+	struct nw_thread *st;
+
+	if (prev->seccomp.mode == NW_SECCOMP_MODE_FILTER &&
+	    (preempt || prev_state == TASK_RUNNING)) {
+		st = own_state(false);
+		if (st && st->watch_switch)
+			emit_switch(NW_SWITCH_OUT, prev->pid,
+				    bpf_ktime_get_ns());
+	}
+	if (next->seccomp.mode == NW_SECCOMP_MODE_FILTER) {
+		st = bpf_task_storage_get(&threads, next, 0, 0);
+		if (st && st->watch_switch)
+			emit_switch(NW_SWITCH_IN, next->pid,
+				    bpf_ktime_get_ns());
+	}
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -329,6 +368,7 @@ int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev,
 	__u8 how;
 	__u64 t;
 
+	watch_switch(preempt, prev, next, prev_state);
 	if (prev->seccomp.mode != NW_SECCOMP_MODE_FILTER || preempt)
 		return 0;
 	if (prev_state & TASK_FROZEN) {
@@ -552,6 +592,7 @@ int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long id)
 		if (st) {
 			st->entered = 1;
 			st->interrupted = 0;
+			st->watch_switch = 0;
 		}
 	}
 	if (id == NR_IOCTL && notif_ioctl(regs->si))
@@ -757,6 +798,15 @@ static __always_inline long func_ret(void *ctx)
 	return (long)ret;
 }
 
+/* fentry and kprobe: their waits need no sched_switch, the watch does */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tp_switch_watch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	watch_switch(preempt, prev, next, prev_state);
+	return 0;
+}
+
 SEC("fentry/seccomp_do_user_notification")
 int BPF_PROG(fentry_notify)
 {
@@ -956,6 +1006,7 @@ int BPF_PROG(on_signal_deliver, int sig, struct kernel_siginfo *info,
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct nw_fact_deliver *f;
+	struct nw_thread *st;
 	__u64 t, handler;
 
 	if (cur->seccomp.mode != NW_SECCOMP_MODE_FILTER)
@@ -963,7 +1014,10 @@ int BPF_PROG(on_signal_deliver, int sig, struct kernel_siginfo *info,
 	t = bpf_ktime_get_ns();
 	if (targ_tgid && (__u32)cur->tgid != targ_tgid)
 		return 0;
-	if (!own_state(false) && !listener_filter(cur))
+	st = own_state(false);
+	if (st)
+		st->watch_switch = 0; /* the rest follow at once */
+	else if (!listener_filter(cur))
 		return 0;
 	f = fact_reserve(sizeof(*f));
 	if (!f)

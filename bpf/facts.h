@@ -20,8 +20,11 @@
 #include <linux/types.h>
 #endif
 
-/* 2 adds NW_FACT_FROZEN and the DELIVER flags; a version 1 stream is valid */
-#define NW_FACTS_VERSION 2
+/*
+ * 2 adds NW_FACT_FROZEN and the DELIVER flags, 3 NW_FACT_SWITCH; an older
+ * stream is valid (it lacks what it lacks)
+ */
+#define NW_FACTS_VERSION 3
 #define NW_FACT_MAX_SIZE 64
 
 enum nw_fact_kind {
@@ -43,6 +46,8 @@ enum nw_fact_kind {
 	NW_FACT_DELIVER,
 	/* the emitting thread freezes right after its wait was interrupted */
 	NW_FACT_FROZEN,
+	/* a watched thread left the CPU runnable, or got it back */
+	NW_FACT_SWITCH,
 	NW_FACT_KIND_MAX,
 };
 
@@ -208,6 +213,22 @@ struct nw_fact_frozen {
 	__u32 pad;
 };
 
+/*
+ * NW_FACT_SWITCH: a context switch of a thread whose wait just ended with a
+ * signal pending (until that signal's delivery or its next syscall): the
+ * time it was runnable but not running before the delivery is the
+ * scheduler's, not seccomp's (--check-bound's pending_split). Emitted in
+ * the switching CPU's current (prev) context; tid names the watched one.
+ */
+#define NW_SWITCH_OUT 0x01 /* tid was switched out runnable (preempted) */
+#define NW_SWITCH_IN 0x02 /* tid was switched in */
+
+struct nw_fact_switch {
+	struct nw_fact_hdr h;
+	__u32 tid;
+	__u32 pad;
+};
+
 /* Counters the reporter reads from the BPF object's .bss. */
 struct nw_fact_counters {
 	__u64 lost_facts; /* ring buffer full */
@@ -237,6 +258,8 @@ static inline unsigned int nw_fact_size(unsigned int kind)
 		return sizeof(struct nw_fact_deliver);
 	case NW_FACT_FROZEN:
 		return sizeof(struct nw_fact_frozen);
+	case NW_FACT_SWITCH:
+		return sizeof(struct nw_fact_switch);
 	}
 	return 0;
 }

@@ -10,6 +10,9 @@
 #define TASK_UNINTERRUPTIBLE 0x2
 #define TASK_WAKEKILL 0x100
 #define TASK_KILLABLE (TASK_WAKEKILL | TASK_UNINTERRUPTIBLE)
+#ifndef TASK_RUNNING
+#define TASK_RUNNING 0x0000
+#endif
 #define SLEEP_STATE_MASK (TASK_INTERRUPTIBLE | TASK_KILLABLE)
 /* 6.1+: asleep in __refrigerator (the system or cgroup v1 freezer) */
 #define TASK_FROZEN 0x8000

@@ -70,6 +70,7 @@ static const char *const exact_progs[] = {
 	"fentry_wait_killable",
 	"fentry_notify_ioctl",
 	"fexit_notify_ioctl",
+	"tp_switch_watch", /* a signal's wait for a CPU: pending_split */
 	NULL,
 };
 
@@ -80,6 +81,7 @@ static const char *const caller_progs[] = {
 	"fentry_wait_killable",
 	"fentry_notify_ioctl",
 	"fexit_notify_ioctl",
+	"tp_switch_watch", /* a signal's wait for a CPU: pending_split */
 	NULL,
 };
 

@@ -60,7 +60,7 @@ static int kprobe_probe(struct btf *vmlinux, char *why, size_t len)
 static const char *const progs[] = {
 	"kp_notify_enter",  "kp_notify_leave", "kp_wait_interruptible",
 	"kp_wait_killable", "kp_notify_ioctl", "kp_notify_ioctl_ret",
-	"kp_refrigerator",  "kp_enter_frozen", NULL,
+	"kp_refrigerator",  "kp_enter_frozen", "tp_switch_watch", NULL,
 };
 
 static void kprobe_describe(char *what, size_t len)

@@ -58,10 +58,21 @@ void bound_check_signal(const struct bound_config *cfg, const struct knotif *k,
 	if (!bound_spans(k, s->t_sent_ns, out))
 		return;
 	out->status = BOUND_CHECKED;
-	out->allowed_ns = out->remaining_ns + out->wake_ns + cfg->slack_ns;
-	/* = delivered - return: negative if delivered before the return */
+	/* the scheduler's share cannot exceed the time from return to delivery */
+	out->preempted_ns = k->preempted_ns[i];
+	if (delivered > k->ev.t_return_ns) {
+		if (out->preempted_ns > delivered - k->ev.t_return_ns)
+			out->preempted_ns = delivered - k->ev.t_return_ns;
+		out->delivery_ns =
+			delivered - k->ev.t_return_ns - out->preempted_ns;
+	} else {
+		out->preempted_ns = 0;
+	}
+	out->allowed_ns = out->remaining_ns + out->wake_ns + out->preempted_ns +
+			  cfg->slack_ns;
+	/* = the delivery path: negative if delivered before the return */
 	out->excess_ns = (__s64)out->pending_ns - (__s64)out->remaining_ns -
-			 (__s64)out->wake_ns;
+			 (__s64)out->wake_ns - (__s64)out->preempted_ns;
 	out->bound_violated = out->pending_ns > out->allowed_ns;
 }
 
@@ -119,6 +130,10 @@ void bound_check_add(struct bound_check *bc, const struct knotif *k)
 		if (!st->checked || b->excess_ns > st->max_excess_ns)
 			st->max_excess_ns = b->excess_ns;
 		st->checked++;
+		if (b->preempted_ns)
+			st->preempted++;
+		if (b->preempted_ns > st->max_preempted_ns)
+			st->max_preempted_ns = b->preempted_ns;
 	}
 	st->unchecked += r.unchecked;
 	st->violations += r.violations;

@@ -4,7 +4,9 @@
  * "deferred") should stay pending no longer than what was left of the
  * supervisor's handling when it was sent (reply - sent), plus the target's
  * wake-up (return - reply), plus a slack for the signal's own delivery path
- * (sys_exit to signal_deliver). Optionally, no longer than a budget (Go's
+ * (sys_exit to signal_deliver). Time the target spent runnable but off the
+ * CPU between its return and the delivery (preempted: the scheduler's, not
+ * seccomp's) is reported beside the bound and not held against it. Optionally, no longer than a budget (Go's
  * 10 ms preemption interval, say). Pure arithmetic over finished
  * notifications; main feeds it, sinks and exporters read it.
  */
@@ -36,8 +38,11 @@ struct bound_signal {
 	__u64 pending_ns; /* delivered - sent */
 	__u64 remaining_ns; /* reply - sent: the supervisor's part */
 	__u64 wake_ns; /* return - reply: the target's wake-up */
-	__u64 allowed_ns; /* remaining + wake + slack */
-	__s64 excess_ns; /* pending - (remaining + wake), may be negative */
+	__u64 preempted_ns; /* runnable, not running, after the return */
+	__u64 delivery_ns; /* delivered - return - preempted: the path itself */
+	__u64 allowed_ns; /* remaining + wake + preempted + slack */
+	/* pending - (remaining + wake + preempted), may be negative */
+	__s64 excess_ns;
 	bool bound_violated; /* pending > allowed */
 	bool budget_violated; /* pending > budget */
 };
@@ -66,6 +71,8 @@ struct bound_stats {
 	unsigned long long budget_violations; /* pending > budget */
 	unsigned long long unchecked; /* deferred, a timestamp missing */
 	long long max_excess_ns; /* over reply-sent + wake; 0 if none checked */
+	unsigned long long preempted; /* checked signals whose target was */
+	unsigned long long max_preempted_ns; /* the scheduler's, not counted */
 	unsigned long long max_pending_ns; /* of the deferred signals */
 	unsigned long long slack_ns;
 	unsigned long long budget_ns; /* 0: no budget */

@@ -34,6 +34,7 @@ union fact {
 	struct nw_fact_signal sig;
 	struct nw_fact_deliver deliver;
 	struct nw_fact_frozen frozen;
+	struct nw_fact_switch sw;
 	unsigned char bytes[NW_FACT_MAX_SIZE];
 };
 
@@ -76,6 +77,9 @@ struct thread {
 		__u64 t_enter_ns;
 		struct nw_fact_reply r;
 	} reply;
+	/* since its last wait's end: runnable, off the CPU (SWITCH facts) */
+	__u64 t_switched_out_ns;
+	__u64 preempted_ns;
 	UT_hash_handle hh;
 };
 
@@ -579,6 +583,8 @@ static void close_wait(struct joiner *j, struct knotif *k, struct thread *t,
 		t->chain.attempt = k->attempt ? k->attempt : 1;
 		t->chain.t_start_ns = knotif_chain_start(k);
 		t->chain.nr = k->ev.nr;
+		t->t_switched_out_ns = 0;
+		t->preempted_ns = 0;
 		/* pending standard signals no queued one explains yet */
 		t->ended.unclaimed = pending & ~queued_mask(k) &
 				     ((1ULL << (SIGRTMIN_KERNEL - 1)) - 1);
@@ -727,6 +733,18 @@ static void on_signal(struct joiner *j, const struct nw_fact_signal *f)
 		t->early[t->nearly++].s = s;
 }
 
+/* The scheduler's share of this delivery's wait (--check-bound's split). */
+static void note_preempted(struct knotif *k, const struct nw_fact_deliver *f,
+			   __u64 preempted)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->ev.nsignals && i < NW_MAX_SIGNALS; i++)
+		if (k->ev.signals[i].sig == f->sig &&
+		    k->t_delivered_ns[i] == f->h.t_ns)
+			k->preempted_ns[i] = preempted;
+}
+
 static void on_deliver(struct joiner *j, const struct nw_fact_deliver *f)
 {
 	struct sigpend_key sk = { .tid = f->h.tid, .sig = f->sig };
@@ -753,11 +771,29 @@ static void on_deliver(struct joiner *j, const struct nw_fact_deliver *f)
 	if (!p)
 		return;
 	k = knotif_find(j, &p->key);
-	if (k)
+	if (k) {
 		knotif_set_delivered(k, f->sig, p->t_sent_ns, f->h.t_ns,
 				     p->sender_tgid);
+		if (t)
+			note_preempted(k, f, t->preempted_ns);
+	}
 	HASH_DEL(j->sigpend, p);
 	free(p);
+}
+
+/* A thread on its way from a wait's end to a signal's delivery. */
+static void on_switch(struct joiner *j, const struct nw_fact_switch *f)
+{
+	struct thread *t = thread_find(j, f->tid);
+
+	if (!t)
+		return;
+	if (f->h.flags & NW_SWITCH_OUT) {
+		t->t_switched_out_ns = f->h.t_ns;
+	} else if (t->t_switched_out_ns) {
+		t->preempted_ns += f->h.t_ns - t->t_switched_out_ns;
+		t->t_switched_out_ns = 0;
+	}
 }
 
 /* ---- the supervisor's side ---------------------------------------------- */
@@ -980,6 +1016,9 @@ static void apply(struct joiner *j, const union fact *f)
 		break;
 	case NW_FACT_FROZEN:
 		on_frozen(j, &f->frozen);
+		break;
+	case NW_FACT_SWITCH:
+		on_switch(j, &f->sw);
 		break;
 	}
 }

@@ -16,7 +16,29 @@ static void span_or_null(struct json_writer *w, const char *key, __u64 from,
 	jw_uint_or_null(w, key, known, d);
 }
 
-static void write_signals(struct json_writer *w, const struct knotif *k)
+/* --check-bound: where a checked signal's pending time went. */
+static void write_pending_split(struct json_writer *w, const struct knotif *k,
+				unsigned int i, const struct bound_config *cfg)
+{
+	struct bound_signal b;
+
+	if (!cfg)
+		return;
+	bound_check_signal(cfg, k, i, &b);
+	if (b.status != BOUND_CHECKED) {
+		jw_null(w, "pending_split");
+		return;
+	}
+	jw_begin_object(w, "pending_split");
+	jw_uint(w, "supervisor_ns", b.remaining_ns);
+	jw_uint(w, "wake_ns", b.wake_ns);
+	jw_uint(w, "preempted_ns", b.preempted_ns);
+	jw_uint(w, "delivery_ns", b.delivery_ns);
+	jw_end_object(w);
+}
+
+static void write_signals(struct json_writer *w, const struct knotif *k,
+			  const struct bound_config *cfg)
 {
 	unsigned int i;
 	__u64 pending = 0;
@@ -39,6 +61,7 @@ static void write_signals(struct json_writer *w, const struct knotif *k)
 		jw_bool(w, "after_recv", s->after_recv);
 		jw_bool(w, "sent_before_wait", s->before_wait);
 		jw_bool(w, "seen_after_return", s->seen_after_return);
+		write_pending_split(w, k, i, cfg);
 		jw_end_object(w);
 	}
 	jw_end_array(w);
@@ -212,7 +235,7 @@ void json_write_knotif_bound(FILE *out, const struct knotif *k,
 		jw_string(&w, "error", nw_errno_name(k->failure.ret));
 		jw_end_object(&w);
 	}
-	write_signals(&w, k);
+	write_signals(&w, k, bound);
 	write_addfd(&w, k);
 	jw_uint(&w, "interruptible_sleeps", e->interruptible_sleeps);
 	jw_uint(&w, "killable_sleeps", e->killable_sleeps);
@@ -298,6 +321,8 @@ static void write_bound_summary(struct json_writer *w,
 	else
 		jw_null(w, "max_excess_ns");
 	jw_uint(w, "max_pending_ns", st.max_pending_ns);
+	jw_uint(w, "preempted", st.preempted);
+	jw_uint(w, "max_preempted_ns", st.max_preempted_ns);
 	jw_uint(w, "slack_ns", st.slack_ns);
 	jw_uint_or_null(w, "budget_ns", st.budget_ns, st.budget_ns);
 	jw_uint(w, "lost", st.lost);

@@ -74,6 +74,8 @@ struct knotif {
 	bool have_event; /* the wait is closed (finished or pending) */
 	bool pending; /* still waiting when tracing stopped */
 	__u64 t_delivered_ns[NW_MAX_SIGNALS];
+	/* runnable but not running between the return and that delivery */
+	__u64 preempted_ns[NW_MAX_SIGNALS];
 	struct nw_addfd addfd[NW_MAX_ADDFD];
 	unsigned int naddfd;
 	unsigned int addfd_dropped;

@@ -80,10 +80,11 @@ static void bound_knotif(struct sink *s, const struct knotif *k)
 			fprintf(s->out, "bound violation: ");
 			print_who(s->out, k);
 			fprintf(s->out,
-				": SIG%s pending %.1fus > %.1fus allowed (reply-sent %.1fus + wake %.1fus + slack %.1fus), excess %.1fus\n",
+				": SIG%s pending %.1fus > %.1fus allowed (reply-sent %.1fus + wake %.1fus + preempted %.1fus + slack %.1fus), excess %.1fus\n",
 				sig, b->pending_ns / 1e3, b->allowed_ns / 1e3,
 				b->remaining_ns / 1e3, b->wake_ns / 1e3,
-				cfg->slack_ns / 1e3, b->excess_ns / 1e3);
+				b->preempted_ns / 1e3, cfg->slack_ns / 1e3,
+				b->excess_ns / 1e3);
 			print_timeline(s->out, k, i);
 		}
 		if (b->budget_violated) {
@@ -135,6 +136,11 @@ static void bound_finish(struct sink *s, const struct run_totals *t)
 	fprintf(s->out,
 		" (max excess %.1fus over reply-sent+wake, slack %.1fus)",
 		st.max_excess_ns / 1e3, st.slack_ns / 1e3);
+	/* the scheduler's share: reported, not held against seccomp */
+	if (st.preempted)
+		fprintf(s->out,
+			"; not counted: %llu preempted before delivery, up to %.1fus",
+			st.preempted, st.max_preempted_ns / 1e3);
 	print_unchecked(s->out, &st);
 	fputc('\n', s->out);
 	if (!st.budget_ns)

@@ -116,12 +116,24 @@ def check_counts(trace, b):
            f"{len(viol)} flagged in notif records")
     expect(b["budget_violations"] == len(bviol), f"bound.budget_violations="
            f"{b['budget_violations']}, {len(bviol)} flagged in notif records")
+    for n, _, s in d:
+        # the split is the whole: supervisor, wake, scheduler, delivery
+        p = s["pending_split"]
+        expect(p and p["supervisor_ns"] == n["t_reply_ns"] - s["t_sent_ns"] and
+               p["wake_ns"] == n["wake_ns"] and sum(p.values()) == s["pending_ns"] and
+               p["preempted_ns"] <= s["t_delivered_ns"] - n["t_return_ns"],
+               f"notif {n['id']}: pending_split {p} of pending {s['pending_ns']}")
     if d:
-        excess = max(s["t_delivered_ns"] - n["t_return_ns"] for n, _, s in d)
+        excess = max(s["pending_split"]["delivery_ns"] for n, _, s in d)
         expect(b["max_excess_ns"] == excess, f"max_excess_ns={b['max_excess_ns']}, the "
-               f"records give {excess} (delivered - return)")
+               f"records give {excess} (delivered - return - preempted)")
+        pre = [s["pending_split"]["preempted_ns"] for n, _, s in d]
+        expect(b["preempted"] == sum(1 for x in pre if x) and
+               b["max_preempted_ns"] == max(pre),
+               f"bound preempted {b['preempted']} max {b['max_preempted_ns']}, records {pre}")
     for n, i, s in d:
-        allowed = (n["t_reply_ns"] - s["t_sent_ns"]) + n["wake_ns"] + b["slack_ns"]
+        allowed = ((n["t_reply_ns"] - s["t_sent_ns"]) + n["wake_ns"] +
+                   s["pending_split"]["preempted_ns"] + b["slack_ns"])
         over = s["pending_ns"] > allowed
         expect(over == ((n["id"], i) in viol), f"notif {n['id']} signal {i}: pending "
                f"{s['pending_ns']} vs allowed {allowed}, flagged={(n['id'], i) in viol}")

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "facts.h"
+#include "bound_check.h"
 #include "joiner.h"
 #include "knotif_table.h"
 #include "unit.h"
@@ -791,5 +792,49 @@ TEST(joiner_interrupted_while_queued_behind_a_busy_supervisor)
 	EXPECT_STREQ(a->busy_supervisor_comm, "supervisor");
 	EXPECT_EQ(b->outcome, NW_OUTCOME_INTERRUPTED_BEFORE_RECV);
 	EXPECT_EQ(b->have_queued_behind, 0);
+	joiner_free(j);
+}
+
+/*
+ * Issue #16's bound check: a deferred signal whose target was preempted on
+ * its way from the return to the delivery. SWITCH facts give the
+ * scheduler's share; the bound is judged on the rest.
+ */
+TEST(joiner_preempted_before_delivery_is_the_schedulers)
+{
+	struct bound_config cfg = { .slack_ns = 50 };
+	struct nw_fact_switch sw = {};
+	struct bound_signal b;
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 5,
+		  NW_WAIT_SLEEP | NW_WAIT_KILLABLE | NW_WAIT_FILTER_KILLABLE,
+		  100, 0, 0);
+	recv_fact(j, 5, TARGET, 110);
+	signal_fact(j, TARGET, SIGURG, 0, 0, 200);
+	send_fact(j, 5, 1, 300, 310, 0);
+	ret_fact(j, TARGET, 5, 0, 1, 320, SIG_BIT(SIGURG));
+	hdr(&sw.h, NW_FACT_SWITCH, sizeof(sw), SENDER, 330);
+	sw.h.flags = NW_SWITCH_OUT;
+	sw.tid = TARGET;
+	joiner_feed(j, &sw, sizeof(sw));
+	sw.h.t_ns = 430;
+	sw.h.flags = NW_SWITCH_IN;
+	joiner_feed(j, &sw, sizeof(sw));
+	deliver_fact(j, TARGET, SIGURG, 450);
+	drain(j);
+	ASSERT_TRUE(o.n == 1 && o.k[0].ev.nsignals == 1);
+	EXPECT_EQ(o.k[0].effect[0], NW_EFFECT_DEFERRED);
+	EXPECT_EQ(o.k[0].preempted_ns[0], 100);
+	bound_check_signal(&cfg, &o.k[0], 0, &b);
+	ASSERT_TRUE(b.status == BOUND_CHECKED);
+	EXPECT_EQ(b.remaining_ns, 100);
+	EXPECT_EQ(b.wake_ns, 20);
+	EXPECT_EQ(b.preempted_ns, 100);
+	EXPECT_EQ(b.delivery_ns, 30);
+	EXPECT_EQ(b.excess_ns, 30);
+	EXPECT_EQ(b.bound_violated, 0); /* 30 <= slack 50; 130 would not be */
 	joiner_free(j);
 }
