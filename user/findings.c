@@ -9,7 +9,8 @@
 /* The evidence numbers of each kind: acc.num[i] is reported as keys[i]. */
 static const char *const num_keys[FINDING_COUNT][NW_FINDING_NUMS] = {
 	[FINDING_RESTART_STORM] = { "threshold", "max_restarts", "unfinished",
-				    "restarted_waits", "chains_untracked" },
+				    "restarted_waits", "before_recv",
+				    "after_recv", "chains_untracked" },
 	[FINDING_INTERRUPTED_WHILE_QUEUED] = { "interrupted_before_recv",
 					       "share_percent", "max_queue_ns",
 					       "total_queue_ns" },
@@ -27,13 +28,19 @@ enum {
 	STORM_MAX,
 	STORM_UNFINISHED,
 	STORM_RESTARTED,
-	STORM_UNTRACKED
+	STORM_BEFORE_RECV,
+	STORM_AFTER_RECV,
+	STORM_UNTRACKED,
 };
 enum { QUEUED_ALL, QUEUED_SHARE, QUEUED_MAX, QUEUED_TOTAL };
 enum { EINTR_NOT_NATIVE };
 enum { LOST_ENOENT, LOST_UNREACHED, LOST_SIGNAL, LOST_FREEZER, LOST_OTHER };
 enum { FROZEN_BEFORE, FROZEN_AFTER, FROZEN_RESTARTED, FROZEN_LOST };
 enum { BUDGET_NS, BUDGET_MAX_PENDING, BUDGET_MAX_HANDLE };
+
+/* A storm of waits still queued: the killable flag was there, and no help. */
+static const char queued_storm_advice[] =
+	"the restarts hit waits not yet received, where SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV does not apply: receive eagerly (a thread that only receives) or run more receivers, or block the signal around the call";
 
 static const char *const advice[FINDING_COUNT] = {
 	[FINDING_RESTART_STORM] =
@@ -199,6 +206,9 @@ static void storm_count(struct findings *f, struct finding_chain *c)
 
 	c->counted = true;
 	a->count++;
+	a->num[STORM_BEFORE_RECV] += c->before_recv;
+	a->num[STORM_AFTER_RECV] += c->after_recv;
+	f->storms_killable += c->killable;
 	names_add(&a->syscalls, c->syscall, false);
 	names_add(&a->supervisors, c->supervisor, false);
 }
@@ -219,7 +229,7 @@ static void add_restart(struct findings *f, const struct knotif *k,
 	c = chain_find(f, k->ev.target_tid);
 	if (!c) {
 		if (f->nchains == NW_FINDING_CHAINS) {
-			a->num[STORM_UNTRACKED]++;
+			f->chains_untracked++;
 			return;
 		}
 		c = &f->chains[f->nchains++];
@@ -228,6 +238,18 @@ static void add_restart(struct findings *f, const struct knotif *k,
 	}
 	c->restarts = restarts;
 	c->last_id = k->ev.key.id;
+	c->killable |= knotif_killable_rule(k);
+	if (restarting) {
+		bool received = k->ev.t_recv_ns != 0;
+
+		c->before_recv += !received;
+		c->after_recv += received;
+		/* a storm already counted counts its restarts as they come */
+		if (c->counted) {
+			a->num[STORM_BEFORE_RECV] += !received;
+			a->num[STORM_AFTER_RECV] += received;
+		}
+	}
 	snprintf(c->syscall, sizeof(c->syscall), "%s", syscall);
 	if (k->ev.supervisor_tgid || !c->supervisor[0])
 		snprintf(c->supervisor, sizeof(c->supervisor), "%s",
@@ -520,6 +542,11 @@ unsigned int findings_report(const struct findings *f,
 		o->ex = a->ex;
 		o->nex = a->nex;
 		o->advice = advice[kind];
+		if (kind == FINDING_RESTART_STORM)
+			o->num[STORM_UNTRACKED].v = f->chains_untracked;
+		if (kind == FINDING_RESTART_STORM &&
+		    !a->num[STORM_AFTER_RECV] && f->storms_killable == a->count)
+			o->advice = queued_storm_advice;
 		n++;
 	}
 	/* most severe first; the kinds' order otherwise (stable) */

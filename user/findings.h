@@ -16,7 +16,7 @@
 #define NW_DEFAULT_RESTART_THRESHOLD 10
 #define NW_FINDING_EXAMPLES 3
 #define NW_FINDING_NAMES 8
-#define NW_FINDING_NUMS 6
+#define NW_FINDING_NUMS 8
 /* Threads whose syscall is restarting now, followed for restart_storm. */
 #define NW_FINDING_CHAINS 1024
 
@@ -84,6 +84,8 @@ struct finding_chain {
 	__u32 tid;
 	__u32 restarts;
 	bool counted; /* already a restart_storm */
+	bool killable; /* its filter or RECV has the killable rule */
+	__u32 before_recv, after_recv; /* its restarts, by where they hit */
 	__u64 last_id;
 	char syscall[32];
 	char supervisor[48];
@@ -95,6 +97,7 @@ struct findings {
 	struct finding_chain chains[NW_FINDING_CHAINS];
 	unsigned int nchains;
 	unsigned long long chains_untracked; /* over NW_FINDING_CHAINS */
+	unsigned long long storms_killable; /* restart_storms under the flag */
 	unsigned long long interrupted_unreceived; /* all, for the share */
 	struct finding_ended ended[NW_FINDING_ENDED]; /* a ring */
 	unsigned int ended_next;

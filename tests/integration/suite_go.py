@@ -48,6 +48,10 @@ RAW_ARGS = ["-call", "raw", "-callers", "2", "-spinners", "1", "-allocators", "0
 RAW_GC_ARGS = [a for a in RAW_ARGS]
 RAW_GC_ARGS[RAW_GC_ARGS.index("-allocators") + 1] = "1"
 RAW_GC_ARGS[RAW_GC_ARGS.index("-gogc") + 1] = "100"
+# One caller: no notification queues behind another, so the killable flag
+# leaves nothing to restart (the README's --summary example).
+ONE_CALLER_ARGS = [a for a in RAW_ARGS]
+ONE_CALLER_ARGS[ONE_CALLER_ARGS.index("-callers") + 1] = "1"
 # Syscall mode, GC on: SIGURG everywhere (spinner, allocator, GC phases).
 SYSCALL_ARGS = ["-call", "syscall", "-callers", "4", "-spinners", "0", "-allocators", "1",
                 "-gomaxprocs", "2", "-work", "9ms", "-duration", "3s", "-grace", "1s"]
@@ -265,7 +269,17 @@ class GoRun:
                       for n in ns for s in n["signals"] if s["effect"] == "deferred"
                       and None not in (n["t_reply_ns"], s["pending_ns"], s["t_sent_ns"]))
         urg = [s for s in sigs if s["sig"] == SIGURG]
+        summary, = self.trace.of("summary")
+        found = {f["kind"]: f for f in summary["findings"]}
+        storm = found.get("restart_storm", {})
         return {
+            "findings": sorted(found),
+            "restart_storms": storm.get("count", 0),
+            "max_restarts": storm.get("evidence", {}).get("max_restarts"),
+            "storm_after_recv": storm.get("evidence", {}).get("after_recv"),
+            "storm_advice": storm.get("advice"),
+            "lost_enoent": found.get("lost_reply", {}).get("evidence", {}).get(
+                "failed_enoent", 0),
             "notifications": len(ns), **out,
             "reply_failed": len(self.trace.of("reply_failed")),
             "go_calls": self.rep["calls_issued"], "go_completed": self.rep["calls_completed"],
@@ -307,6 +321,9 @@ def t_go_raw_interruptible(env):
     expect(f["sigurg_interrupted"] > f["go_calls"],
            f"{f['sigurg_interrupted']} SIGURG interruptions for {f['go_calls']} calls: "
            "the runtime should restart each wait many times")
+    # the finding names it: a call restarted 10 times or more (or never done)
+    expect("restart_storm" in f["findings"] and f["restart_storms"] >= 1 and
+           "lost_reply" in f["findings"], f"findings {f['findings']}: {f}")
     return f
 
 
@@ -317,6 +334,33 @@ def t_go_raw_killable(env):
     expect(f["go_completed"] > 0 and f["go_completed"] == f["replied"], f"{f}")
     expect(f["sigurg_deferred"] > 0, f"no deferred SIGURG: {f}")
     expect(f["interrupted_after_recv"] == 0 and f["reply_failed"] == 0, f"{f}")
+    # two callers, one supervisor: the second's wait queues, unreceived, and
+    # SIGURG restarts it there, where the flag does not apply
+    expect("lost_reply" not in f["findings"] and f["storm_after_recv"] in (None, 0),
+           f"killable flag, yet replies lost or restarts after RECV: {f}")
+    if "restart_storm" in f["findings"]:
+        expect("interrupted_while_queued" in f["findings"] and
+               "not yet received" in f["storm_advice"],
+               f"a storm of queued waits without its queue: {f}")
+    return f
+
+
+def t_go_one_caller_storm(env):
+    """One raw caller, no flag: every 20 ms reply loses against the 10 ms
+    SIGURG; a restart_storm, its restarts after RECV, each a failed SEND."""
+    f = go_scenario(env, False, ONE_CALLER_ARGS)
+    expect("restart_storm" in f["findings"] and f["storm_after_recv"] > 0 and
+           f["max_restarts"] >= 10, f"findings {f['findings']}: {f}")
+    expect(f["lost_enoent"] == f["reply_failed"] > 0,
+           f"lost_reply failed_enoent {f['lost_enoent']}, {f['reply_failed']} failed SENDs")
+    return f
+
+
+def t_go_one_caller_killable(env):
+    """The same with WAIT_KILLABLE_RECV: every call completes, no finding."""
+    f = go_scenario(env, True, ONE_CALLER_ARGS)
+    expect(f["go_completed"] > 0 and f["go_completed"] == f["replied"], f"{f}")
+    expect(f["findings"] == [], f"findings {f['findings']} with the flag and one caller")
     return f
 
 
@@ -397,5 +441,6 @@ def t_workload_exec_bad_input(env):
 TESTS = [(f.__name__[2:], f) for f in (
     t_workload_exec_shell, t_workload_exec_bad_input,
     t_go_raw_interruptible, t_go_raw_killable, t_go_raw_killable_gc,
+    t_go_one_caller_storm, t_go_one_caller_killable,
     t_go_syscall_interruptible, t_go_syscall_killable,
 )]

@@ -130,6 +130,10 @@ TEST(findings_restart_storm_at_the_threshold)
 	EXPECT_EQ(num(f, "max_restarts"), 10);
 	EXPECT_EQ(num(f, "unfinished"), 0);
 	EXPECT_EQ(num(f, "restarted_waits"), 19);
+	/* the counted chain's 10, all after RECV (restarted() receives) */
+	EXPECT_EQ(num(f, "after_recv"), 10);
+	EXPECT_EQ(num(f, "before_recv"), 0);
+	EXPECT_EQ(num(f, "chains_untracked"), 0);
 	ASSERT_TRUE(f->nex == 1);
 	EXPECT_EQ(f->ex[0].id, 110);
 	ASSERT_TRUE(f->syscalls && f->syscalls->n == 1);
@@ -341,4 +345,33 @@ TEST(findings_late_enoent_takes_the_cause_of_its_record)
 	ASSERT_TRUE(f);
 	EXPECT_EQ(num(f, "replies_lost"), 1);
 	EXPECT_EQ(f->severity, FINDING_WARNING);
+}
+
+/* sandlock#235 under the flag: the storm hits waits still queued. */
+TEST(findings_restart_storm_before_recv_under_the_flag)
+{
+	struct finding out[FINDING_COUNT];
+	const struct finding *f;
+	struct knotif k;
+	unsigned int i, n;
+
+	init(3, 0);
+	for (i = 0; i < 4; i++) {
+		k = restarted(i + 1, 100, i + 1);
+		k.outcome = NW_OUTCOME_INTERRUPTED_BEFORE_RECV;
+		k.ev.t_recv_ns = 0;
+		k.ev.filter_killable = 1;
+		findings_add(&fs, &k);
+	}
+	k = replied(5, 100);
+	k.attempt = 5;
+	k.ev.filter_killable = 1;
+	findings_add(&fs, &k);
+	findings_finish(&fs);
+	n = findings_report(&fs, out);
+	f = find(out, n, FINDING_RESTART_STORM);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(num(f, "before_recv"), 4);
+	EXPECT_EQ(num(f, "after_recv"), 0);
+	EXPECT_TRUE(strstr(f->advice, "not yet received") != NULL);
 }
