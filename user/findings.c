@@ -213,6 +213,19 @@ static void storm_count(struct findings *f, struct finding_chain *c)
 	names_add(&a->supervisors, c->supervisor, false);
 }
 
+/* A call that never completed: still restarting at the end, or died so. */
+static void storm_unfinished(struct findings *f, struct finding_chain *c)
+{
+	struct finding_acc *a = &f->acc[FINDING_RESTART_STORM];
+
+	if (c->restarts < 2)
+		return; /* one interruption cut by the end or the death */
+	a->num[STORM_UNFINISHED]++;
+	if (!c->counted)
+		storm_count(f, c);
+	example_add(a, c->last_id, c->restarts);
+}
+
 static void add_restart(struct findings *f, const struct knotif *k,
 			const char *syscall, const char *supervisor)
 {
@@ -258,6 +271,13 @@ static void add_restart(struct findings *f, const struct knotif *k,
 		storm_count(f, c);
 	if (restarting || k->pending)
 		return; /* the chain goes on (or is still waiting at the end) */
+	if (k->interrupt_result == NW_INTR_EXITED ||
+	    k->outcome == NW_OUTCOME_KILLED) {
+		/* it died restarting: the call never completed either */
+		storm_unfinished(f, c);
+		chain_drop(f, c);
+		return;
+	}
 	if (c->counted)
 		example_add(a, c->last_id, c->restarts);
 	chain_drop(f, c);
@@ -266,19 +286,10 @@ static void add_restart(struct findings *f, const struct knotif *k,
 /* At the end: a syscall still restarting never completed while traced. */
 static void storm_finish(struct findings *f)
 {
-	struct finding_acc *a = &f->acc[FINDING_RESTART_STORM];
 	unsigned int i;
 
-	for (i = 0; i < f->nchains; i++) {
-		struct finding_chain *c = &f->chains[i];
-
-		if (c->restarts < 2)
-			continue; /* one interruption cut by the end of tracing */
-		a->num[STORM_UNFINISHED]++;
-		if (!c->counted)
-			storm_count(f, c);
-		example_add(a, c->last_id, c->restarts);
-	}
+	for (i = 0; i < f->nchains; i++)
+		storm_unfinished(f, &f->chains[i]);
 	f->nchains = 0;
 }
 

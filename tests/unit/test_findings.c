@@ -146,25 +146,34 @@ TEST(findings_restart_storm_still_restarting_at_exit)
 {
 	struct finding out[FINDING_COUNT];
 	const struct finding *f;
+	struct knotif k;
 	unsigned int n;
+	__u64 id;
 
 	init(5, 0);
 	chain(1, 100, 3, false); /* 3 restarts, never completed */
 	chain(50, 101, 1, false); /* one interruption cut by the end: none */
-	EXPECT_EQ(findings_count(&fs, FINDING_RESTART_STORM), 0);
+	/* 2 restarts, then killed in the third wait: never completed either */
+	id = chain(60, 102, 2, false);
+	k = restarted(id, 102, 3);
+	k.outcome = NW_OUTCOME_KILLED;
+	k.interrupt_result = NW_INTR_EXITED;
+	findings_add(&fs, &k);
+	EXPECT_EQ(findings_count(&fs, FINDING_RESTART_STORM), 1);
 	findings_finish(&fs);
 	n = findings_report(&fs, out);
 	f = find(out, n, FINDING_RESTART_STORM);
 	ASSERT_TRUE(f);
-	EXPECT_EQ(f->count, 1);
+	EXPECT_EQ(f->count, 2);
 	EXPECT_EQ(f->severity, FINDING_CRITICAL);
-	EXPECT_EQ(num(f, "unfinished"), 1);
+	EXPECT_EQ(num(f, "unfinished"), 2);
 	EXPECT_EQ(num(f, "threshold"), 5);
-	ASSERT_TRUE(f->nex == 1);
+	ASSERT_TRUE(f->nex == 2);
 	EXPECT_EQ(f->ex[0].id, 3);
+	EXPECT_EQ(f->ex[1].id, 62);
 	/* the report can be asked again: finishing twice counts once */
 	findings_finish(&fs);
-	EXPECT_EQ(findings_count(&fs, FINDING_RESTART_STORM), 1);
+	EXPECT_EQ(findings_count(&fs, FINDING_RESTART_STORM), 2);
 }
 
 TEST(findings_eintr_flags_syscalls_without_native_eintr)
