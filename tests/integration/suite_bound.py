@@ -174,6 +174,9 @@ def t_bound_slow_supervisor_holds(env):
     expect(line == [f"bound: held for {b['checked']} deferred signals (max excess "
                     f"{b['max_excess_ns'] / 1e3:.1f}us over reply-sent+wake, slack 5000.0us)"],
            f"verdict line {line}")
+    # killable, one target, no budget: nothing to find
+    found = trace.of("summary")[0]["findings"]
+    expect(found == [], f"findings {[f['kind'] for f in found]} in a clean run")
 
 
 def t_bound_budget_10ms(env):
@@ -212,6 +215,16 @@ def t_bound_budget_10ms(env):
             expect(any(f" id {n['id']} " in ln for ln in lines),
                    f"no 'budget violation' line for notif {n['id']}")
     expect(verdict_lines(err, "budget: VIOLATED by "), f"no 'budget: VIOLATED' line: {err[-400:]!r}")
+    # the finding: the same signals, the supervisor whose handling held them
+    f = {x["kind"]: x for x in trace.of("summary")[0]["findings"]}.get(
+        "signal_delay_over_budget")
+    handles = [n["handle_ns"] for n in trace.notifs
+               if n.get("bound_violation") and n["handle_ns"] is not None]
+    expect(f and f["count"] == len(got) and f["evidence"]["budget_ns"] == 10 * MS and
+           f["evidence"]["max_handle_ns"] == max(handles) and
+           [x["name"] for x in f["evidence"]["supervisors"]] ==
+           [f"nw-workload/{truth.supervisor_pid}"],
+           f"signal_delay_over_budget {f}: {len(got)} flagged, handle max {max(handles)}")
     expect(verdict_lines(err, "bound: held for "), f"no 'bound: held' line: {err[-400:]!r}")
 
 
