@@ -46,6 +46,8 @@ struct nw_thread {
 	__u8 interrupted; /* its wait ended -ERESTARTSYS, no syscall since */
 	/* its wait ended with a signal pending: SWITCH facts until delivery */
 	__u8 watch_switch;
+	/* a supervisor handling what its RECV returned: SWITCH facts */
+	__u8 watch_sup;
 	char comm[16];
 	/* fentry/kprobe: the bracket's entry and its filter (0: unknown) */
 	__u64 t_bracket;
@@ -77,6 +79,12 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 * 1024 * 1024);
 } facts SEC(".maps");
+
+/*
+ * Supervisor threads watched now (a counter, the one shared write): while
+ * 0, a switch of a thread without a seccomp filter needs no lookup.
+ */
+__u64 sup_watching = 0;
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -341,21 +349,31 @@ static __always_inline void watch_switch(bool preempt, struct task_struct *prev,
 					 struct task_struct *next,
 					 unsigned int prev_state)
 {
+	bool runnable = preempt || prev_state == TASK_RUNNING;
+	bool sup = sup_watching != 0;
 	struct nw_thread *st;
 
-	if (prev->seccomp.mode == NW_SECCOMP_MODE_FILTER &&
-	    (preempt || prev_state == TASK_RUNNING)) {
+	if (prev->seccomp.mode == NW_SECCOMP_MODE_FILTER || sup) {
 		st = own_state(false);
-		if (st && st->watch_switch)
-			emit_switch(NW_SWITCH_OUT, prev->pid,
-				    bpf_ktime_get_ns());
+		if (st && (st->watch_sup || (st->watch_switch && runnable)))
+			emit_switch(NW_SWITCH_OUT |
+					    (runnable ? NW_SWITCH_RUNNABLE : 0),
+				    prev->pid, bpf_ktime_get_ns());
 	}
-	if (next->seccomp.mode == NW_SECCOMP_MODE_FILTER) {
+	if (next->seccomp.mode == NW_SECCOMP_MODE_FILTER || sup) {
 		st = bpf_task_storage_get(&threads, next, 0, 0);
-		if (st && st->watch_switch)
+		if (st && (st->watch_switch || st->watch_sup))
 			emit_switch(NW_SWITCH_IN, next->pid,
 				    bpf_ktime_get_ns());
 	}
+}
+
+static __always_inline void sup_watch(struct nw_thread *st, bool on)
+{
+	if (st->watch_sup == on)
+		return;
+	st->watch_sup = on;
+	__sync_fetch_and_add(&sup_watching, on ? 1 : -1);
 }
 
 SEC("tp_btf/sched_switch")
@@ -466,6 +484,9 @@ static __always_inline void ioctl_enter(__u64 filter, __u32 cmd, __u64 uptr,
 	st->io_cmd = cmd;
 	st->io_filter = filter;
 	st->io_uptr = uptr;
+	/* its handling ends: a reply, or the next notification (ADDFD below) */
+	if (cmd == NW_IOCTL_NOTIF_SEND || cmd == NW_IOCTL_NOTIF_RECV)
+		sup_watch(st, false);
 	if (cmd == NW_IOCTL_NOTIF_RECV) {
 		bpf_probe_read_user(
 			&flags_in, sizeof(flags_in),
@@ -484,6 +505,8 @@ static __always_inline void ioctl_enter(__u64 filter, __u32 cmd, __u64 uptr,
 			return;
 		}
 		st->io_id = addfd.id;
+		if (addfd.flags & NW_ADDFD_FLAG_SEND)
+			sup_watch(st, false);
 		f = fact_reserve(sizeof(*f));
 		if (!f)
 			return;
@@ -547,6 +570,7 @@ static __always_inline void recv_exit(struct nw_thread *st, __u64 t)
 	f->nr = unotif.nr;
 	f->arch = unotif.arch;
 	fact_submit(f);
+	sup_watch(st, true);
 }
 
 static __always_inline void ioctl_exit(long ret, __u64 t)
@@ -1053,6 +1077,11 @@ int BPF_PROG(on_process_exit, struct task_struct *p)
 	struct nw_thread *st;
 	__u64 t;
 
+	if (sup_watching) {
+		st = own_state(false);
+		if (st)
+			sup_watch(st, false); /* a supervisor dies handling */
+	}
 	if (p->seccomp.mode != NW_SECCOMP_MODE_FILTER)
 		return 0;
 	t = bpf_ktime_get_ns();

@@ -214,14 +214,18 @@ struct nw_fact_frozen {
 };
 
 /*
- * NW_FACT_SWITCH: a context switch of a thread whose wait just ended with a
- * signal pending (until that signal's delivery or its next syscall): the
- * time it was runnable but not running before the delivery is the
- * scheduler's, not seccomp's (--check-bound's pending_split). Emitted in
- * the switching CPU's current (prev) context; tid names the watched one.
+ * NW_FACT_SWITCH: a context switch of a watched thread, emitted in the
+ * switching CPU's current (prev) context; tid names the watched one.
+ * Watched: a target whose wait just ended with a signal pending, until the
+ * delivery or its next syscall (only its runnable switch-outs: the
+ * scheduler's share of the signal's wait, --check-bound's pending_split);
+ * a supervisor thread from its RECV's return until its next RECV, SEND or
+ * ADDFD+SEND (every switch-out: running, runnable or blocked while it
+ * handles the notification, handle_split).
  */
-#define NW_SWITCH_OUT 0x01 /* tid was switched out runnable (preempted) */
+#define NW_SWITCH_OUT 0x01 /* tid was switched out */
 #define NW_SWITCH_IN 0x02 /* tid was switched in */
+#define NW_SWITCH_RUNNABLE 0x04 /* OUT: runnable (preempted), else asleep */
 
 struct nw_fact_switch {
 	struct nw_fact_hdr h;

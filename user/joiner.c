@@ -80,6 +80,13 @@ struct thread {
 	/* since its last wait's end: runnable, off the CPU (SWITCH facts) */
 	__u64 t_switched_out_ns;
 	__u64 preempted_ns;
+	/* a supervisor thread handling what its last RECV returned */
+	struct {
+		bool active;
+		struct nw_knotif_key key;
+		__u64 t_start_ns, t_out_ns, runnable_ns, blocked_ns;
+		bool out_runnable;
+	} hs;
 	UT_hash_handle hh;
 };
 
@@ -789,14 +796,77 @@ static void on_switch(struct joiner *j, const struct nw_fact_switch *f)
 	if (!t)
 		return;
 	if (f->h.flags & NW_SWITCH_OUT) {
-		t->t_switched_out_ns = f->h.t_ns;
-	} else if (t->t_switched_out_ns) {
+		if (f->h.flags & NW_SWITCH_RUNNABLE)
+			t->t_switched_out_ns = f->h.t_ns;
+		if (t->hs.active) {
+			t->hs.t_out_ns = f->h.t_ns;
+			t->hs.out_runnable = f->h.flags & NW_SWITCH_RUNNABLE;
+		}
+		return;
+	}
+	if (t->t_switched_out_ns) {
 		t->preempted_ns += f->h.t_ns - t->t_switched_out_ns;
 		t->t_switched_out_ns = 0;
 	}
+	if (t->hs.active && t->hs.t_out_ns) {
+		__u64 off = f->h.t_ns - t->hs.t_out_ns;
+
+		if (t->hs.out_runnable)
+			t->hs.runnable_ns += off;
+		else
+			t->hs.blocked_ns += off;
+		t->hs.t_out_ns = 0;
+	}
+}
+
+static __u8 reply_kind(const struct nw_fact_reply *r);
+
+/*
+ * The reply ends the handling: the RECV thread's time since its RECV,
+ * split by its switches. Another thread's reply (a worker pool) is not
+ * split: the RECV thread's switches say nothing of the replier's.
+ */
+static void end_handling(struct joiner *j, struct knotif *k,
+			 const struct nw_fact_reply *f)
+{
+	struct thread *t = thread_find(j, k->supervisor_tid);
+	__u64 total, off;
+
+	if (k->have_handle_split || !k->ev.t_recv_ns || !reply_kind(f))
+		return;
+	k->have_handle_split = true;
+	k->handle_split.thread = f->h.tid;
+	k->handle_split.recv_thread = k->supervisor_tid;
+	if (!t || f->h.tid != k->supervisor_tid || !t->hs.active ||
+	    memcmp(&t->hs.key, &k->ev.key, sizeof(k->ev.key)) ||
+	    f->h.t_ns < t->hs.t_start_ns)
+		return;
+	total = f->h.t_ns - t->hs.t_start_ns;
+	off = t->hs.runnable_ns + t->hs.blocked_ns;
+	if (off <= total) {
+		k->handle_split.known = true;
+		k->handle_split.running_ns = total - off;
+		k->handle_split.runnable_ns = t->hs.runnable_ns;
+		k->handle_split.blocked_ns = t->hs.blocked_ns;
+	}
+	t->hs.active = false;
 }
 
 /* ---- the supervisor's side ---------------------------------------------- */
+
+/* From its RECV's return, the thread's switches split the handle time. */
+static void start_handling(struct joiner *j, const struct knotif *k,
+			   const struct nw_fact_recv *f)
+{
+	struct thread *t = thread_of(j, f->h.tid, f->h.tgid);
+
+	if (!t)
+		return;
+	memset(&t->hs, 0, sizeof(t->hs));
+	t->hs.active = true;
+	t->hs.key = k->ev.key;
+	t->hs.t_start_ns = f->h.t_ns;
+}
 
 static void hold(struct joiner *j, struct knotif *k, __u32 tgid, __u32 tid)
 {
@@ -841,6 +911,7 @@ static void on_recv(struct joiner *j, const struct nw_fact_recv *f)
 	k->ev.supervisor_tgid = f->h.tgid;
 	k->supervisor_tid = f->h.tid;
 	hold(j, k, f->h.tgid, f->h.tid);
+	start_handling(j, k, f);
 	k->ev.supervisor_seen_pid = f->seen_pid;
 	if (f->h.flags & NW_RECV_FILTER_KILLABLE)
 		k->ev.filter_killable = 1;
@@ -885,6 +956,7 @@ static void on_reply(struct joiner *j, const struct nw_fact_reply *f)
 	if (!k)
 		return;
 	release_held(j, k);
+	end_handling(j, k, f);
 	k->replies_in_flight++;
 	if ((f->h.flags & NW_REPLY_OP_MASK) == NW_REPLY_OP_ADDFD &&
 	    knotif_open(k))

@@ -110,6 +110,24 @@ static void write_chain(struct json_writer *w, const struct knotif *k)
 			k->queued_behind);
 }
 
+/* Issue #18: where the replier's handle time went (null parts: not known). */
+static void write_handle_split(struct json_writer *w, const struct knotif *k)
+{
+	bool known = k->handle_split.known;
+
+	if (!k->reply_reached || !k->have_handle_split) {
+		jw_null(w, "handle_split");
+		return;
+	}
+	jw_begin_object(w, "handle_split");
+	jw_uint_or_null(w, "running_ns", known, k->handle_split.running_ns);
+	jw_uint_or_null(w, "runnable_ns", known, k->handle_split.runnable_ns);
+	jw_uint_or_null(w, "blocked_ns", known, k->handle_split.blocked_ns);
+	jw_uint(w, "thread", k->handle_split.thread);
+	jw_uint(w, "recv_thread", k->handle_split.recv_thread);
+	jw_end_object(w);
+}
+
 static void write_reply(struct json_writer *w, const struct knotif *k)
 {
 	const struct nw_knotif_event *e = &k->ev;
@@ -229,6 +247,7 @@ void json_write_knotif_bound(FILE *out, const struct knotif *k,
 		jw_null(&w, "ret");
 	write_chain(&w, k);
 	write_reply(&w, k);
+	write_handle_split(&w, k);
 	if (k->reply_failed) {
 		jw_begin_object(&w, "reply_failed");
 		jw_uint(&w, "t_ns", k->failure.t_ns);
@@ -276,6 +295,7 @@ void json_write_lost(FILE *out, const struct run_totals *t)
 	jw_uint(&w, "unidentified", t->bpf.unidentified);
 	jw_uint(&w, "malformed", t->malformed);
 	jw_uint(&w, "no_memory", t->no_memory);
+	jw_uint(&w, "late_facts", t->late_facts);
 	jw_end_object(&w);
 	fputc('\n', out);
 }

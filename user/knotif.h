@@ -102,6 +102,14 @@ struct knotif {
 	__u32 busy_supervisor_tgid;
 	char busy_supervisor_comm[NW_COMM_LEN];
 
+	/* the handle time of the thread that replied, by its switches */
+	bool have_handle_split;
+	struct {
+		bool known; /* the parts: the replier is the RECV thread */
+		__u64 running_ns, runnable_ns, blocked_ns;
+		__u32 thread, recv_thread;
+	} handle_split;
+
 	/* derived by knotif_derive() */
 	enum nw_outcome outcome;
 	enum nw_interrupt_cause interrupt_cause;

@@ -136,6 +136,7 @@ static void totals(struct app *app, struct run_totals *t)
 		t->bpf.dropped_signals += jc.dropped_signals;
 		t->bpf.unidentified += jc.unidentified;
 		t->malformed += jc.malformed;
+		t->late_facts = jc.late;
 		t->no_memory += jc.no_memory;
 	}
 	t->elapsed_s = ((app->replay ? app->replay_now_ns : mono_ns()) -
@@ -319,8 +320,13 @@ static void consume(struct app *app)
 	__u64 now;
 
 	ring_buffer__poll(app->rb, POLL_MS);
-	ring_buffer__consume(app->rb);
+	/*
+	 * The clock before the read: a fact older than the window was
+	 * reserved (and so committed) before it, a stall of ours between the
+	 * read and the clock cannot make it late.
+	 */
 	now = mono_ns();
+	ring_buffer__consume(app->rb);
 	if (app->rec) {
 		struct nw_counters c;
 
@@ -387,6 +393,10 @@ static void report_end(struct app *app)
 		(unsigned long long)t.bpf.dropped_signals,
 		(unsigned long long)t.bpf.missed_runs,
 		(unsigned long long)t.bpf.unidentified);
+	if (t.late_facts)
+		fprintf(stderr,
+			", facts out of order (later than the window): %llu",
+			t.late_facts);
 	if (app->replay && recording_cut_short(app->replay))
 		fprintf(stderr,
 			"; the recording was cut short (no end marker: the tracer was killed or its disk filled), replayed up to its last whole entry");

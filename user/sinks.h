@@ -29,6 +29,8 @@ struct run_totals {
 	const struct stats *stats;
 	struct nw_counters bpf;
 	unsigned long long malformed, no_memory;
+	/* facts that came after the window: applied out of t_ns order */
+	unsigned long long late_facts;
 	double elapsed_s;
 	const struct bound_check *bound; /* --check-bound, else NULL */
 	const struct findings *findings; /* NULL: none kept (unit tests) */

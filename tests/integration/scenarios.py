@@ -65,13 +65,14 @@ def run_tracer(cmd, timeout):
     return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
-def traced(env, wargs, targs=(), timeout=120, tag="run"):
+def traced(env, wargs, targs=(), timeout=120, tag="run", wrap=()):
     """notifwait -j -o OUT [targs] -- nw-workload WARGS --truth TRUTH."""
     out, truth_path = env.path(f"{tag}.notifwait.jsonl"), env.path(f"{tag}.truth.jsonl")
     for f in (out, truth_path):
         if os.path.exists(f):
             os.unlink(f)
-    cmd = [env.tracer, "-j", "-o", out, *targs, "--", env.workload, *wargs, "--truth", truth_path]
+    cmd = [env.tracer, "-j", "-o", out, *targs, "--", *wrap, env.workload, *wargs,
+           "--truth", truth_path]
     p = run_tracer(cmd, timeout)
     refused = [line for line in p.stderr.splitlines() if "refuses" in line]
     if p.returncode == 3 and refused:

@@ -144,7 +144,7 @@ def t_chain_eintr(env):
 
 def replay_findings(env, recording, *args):
     out = env.path("storm.replay.jsonl")
-    p = subprocess.run([env.tracer, "--replay", recording, "-j", "-o", out, *args],
+    p = subprocess.run([env.real_tracer, "--replay", recording, "-j", "-o", out, *args],
                        capture_output=True, text=True, timeout=60)
     expect(p.returncode == 0, f"replay {args}: exit {p.returncode}: {p.stderr[-300:]!r}")
     return findings_of(Trace(out))

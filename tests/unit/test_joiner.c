@@ -817,7 +817,7 @@ TEST(joiner_preempted_before_delivery_is_the_schedulers)
 	send_fact(j, 5, 1, 300, 310, 0);
 	ret_fact(j, TARGET, 5, 0, 1, 320, SIG_BIT(SIGURG));
 	hdr(&sw.h, NW_FACT_SWITCH, sizeof(sw), SENDER, 330);
-	sw.h.flags = NW_SWITCH_OUT;
+	sw.h.flags = NW_SWITCH_OUT | NW_SWITCH_RUNNABLE;
 	sw.tid = TARGET;
 	joiner_feed(j, &sw, sizeof(sw));
 	sw.h.t_ns = 430;
@@ -836,5 +836,73 @@ TEST(joiner_preempted_before_delivery_is_the_schedulers)
 	EXPECT_EQ(b.delivery_ns, 30);
 	EXPECT_EQ(b.excess_ns, 30);
 	EXPECT_EQ(b.bound_violated, 0); /* 30 <= slack 50; 130 would not be */
+	joiner_free(j);
+}
+
+static void switch_fact(struct joiner *j, __u32 tid, __u8 flags, __u64 t)
+{
+	struct nw_fact_switch f = {};
+
+	hdr(&f.h, NW_FACT_SWITCH, sizeof(f), SENDER, t);
+	f.h.flags = flags;
+	f.tid = tid;
+	joiner_feed(j, &f, sizeof(f));
+}
+
+/* Issue #18: the supervisor's handle time, split by its own switches. */
+TEST(joiner_handle_split_by_the_supervisors_switches)
+{
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
+	recv_fact(j, 5, TARGET, 110);
+	switch_fact(j, SUP, NW_SWITCH_OUT, 150); /* asleep: blocked */
+	switch_fact(j, SUP, NW_SWITCH_IN, 250);
+	switch_fact(j, SUP, NW_SWITCH_OUT | NW_SWITCH_RUNNABLE, 260);
+	switch_fact(j, SUP, NW_SWITCH_IN, 290);
+	send_fact(j, 5, 1, 300, 310, 0);
+	ret_fact(j, TARGET, 5, 0, 1, 320, 0);
+	drain(j);
+	ASSERT_TRUE(o.n == 1 && o.k[0].have_handle_split);
+	EXPECT_EQ(o.k[0].handle_split.known, 1);
+	EXPECT_EQ(o.k[0].handle_split.blocked_ns, 100);
+	EXPECT_EQ(o.k[0].handle_split.runnable_ns, 30);
+	EXPECT_EQ(o.k[0].handle_split.running_ns, 60);
+	EXPECT_EQ(o.k[0].handle_split.thread, SUP);
+	/* the parts are the handle time */
+	EXPECT_EQ(o.k[0].ev.t_reply_ns - o.k[0].ev.t_recv_ns, 190);
+	joiner_free(j);
+}
+
+/* A worker pool: another thread replies; its time is not split. */
+TEST(joiner_handle_split_of_another_replier_is_unknown)
+{
+	struct nw_fact_reply r = {};
+	struct nw_fact_reply_done d = {};
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
+	recv_fact(j, 5, TARGET, 110);
+	hdr(&r.h, NW_FACT_REPLY, sizeof(r), SUP + 1, 300);
+	r.h.flags = NW_REPLY_OP_SEND;
+	r.filter = FILTER;
+	r.id = 5;
+	r.val = 1;
+	joiner_feed(j, &r, sizeof(r));
+	hdr(&d.h, NW_FACT_REPLY_DONE, sizeof(d), SUP + 1, 310);
+	d.h.flags = NW_REPLY_OP_SEND;
+	d.filter = FILTER;
+	d.id = 5;
+	joiner_feed(j, &d, sizeof(d));
+	ret_fact(j, TARGET, 5, 0, 1, 320, 0);
+	drain(j);
+	ASSERT_TRUE(o.n == 1 && o.k[0].have_handle_split);
+	EXPECT_EQ(o.k[0].handle_split.known, 0);
+	EXPECT_EQ(o.k[0].handle_split.thread, SUP + 1);
+	EXPECT_EQ(o.k[0].handle_split.recv_thread, SUP);
 	joiner_free(j);
 }

@@ -6,7 +6,7 @@
 #   VM_BACKENDS from the host, by kernel flavour)
 #   NW_VM_TESTS="pat1 pat2" runs only tests matching one of the patterns.
 #   NW_VM_SUITES: the suite_*.py run besides the core scenarios. Default: the
-#   ones about the kernel (filters, backends, chains); the outputs built on
+#   ones about the kernel (filters, backends, chains, supervisor); the outputs built on
 #   top (metrics, bound check, timeline, Go) run in the host suite.
 set -uo pipefail
 build=${1:-${VM_BUILD:-build}}
@@ -22,7 +22,7 @@ for backend in $backends; do
 	log=/tmp/nw-suite-$backend.log
 	echo "== notifwait suite, backend $backend"
 	python3 tests/integration/run.py --build "$build" --scratch "/tmp/nw-it-$backend" \
-		--backend "$backend" --suites "${NW_VM_SUITES-filters,backends,chains}" "${ks[@]}" 2>&1 | tee "$log" | sed "s/^/[$backend] /"
+		--backend "$backend" --suites "${NW_VM_SUITES-filters,backends,chains,supervisor}" "${ks[@]}" 2>&1 | tee "$log" | sed "s/^/[$backend] /"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
 		failed=$((failed + 1))

@@ -44,6 +44,7 @@ struct nw_opts {
 	long recv_delay_us;
 	long thread_stack_kib;		/* target threads' stack size */
 	bool hold_recv;			/* first RECV once every thread waits */
+	bool handle_spin;		/* --handle-us computes instead of sleeping */
 	bool killable;
 	bool recv_flag;
 	enum nw_reply reply;

@@ -32,6 +32,7 @@ static const char usage[] =
 "  --thread-stack-kib N         stack size of each target thread in KiB (default 256)\n"
 "Supervisor:\n"
 "  --handle-us N                sleep between RECV returning and the reply (default 0)\n"
+"  --handle-spin                ... computing (a busy loop) instead of sleeping\n"
 "  --recv-delay-us N            sleep before RECV once a notification is pending\n"
 "  --hold-recv                  first RECV only once every target thread sleeps in its\n"
 "                               syscall: a queue as deep as the threads\n"
@@ -74,7 +75,7 @@ enum {
 	OPT_REPLY_VALUE, OPT_REPLY_ERROR, OPT_RLIMIT, OPT_SIGNAL, OPT_SIG_AFTER,
 	OPT_SIG_BEFORE, OPT_SA_RESTART, OPT_SIGURG, OPT_SIGURG_COUNT, OPT_KILL_TARGET,
 	OPT_KILL_SUPERVISOR, OPT_CLOSE, OPT_PIDNS, OPT_TRUTH, OPT_DEMO, OPT_GATE,
-	OPT_RUN, OPT_STOP_TARGET, OPT_ADDFD_SIZE, OPT_HOLD_RECV, OPT_STACK,
+	OPT_RUN, OPT_STOP_TARGET, OPT_ADDFD_SIZE, OPT_HOLD_RECV, OPT_HANDLE_SPIN, OPT_STACK,
 };
 
 static const struct option longopts[] = {
@@ -87,6 +88,7 @@ static const struct option longopts[] = {
 	{ "addfd-gap-us", required_argument, NULL, OPT_ADDFD_GAP },
 	{ "addfd-size", required_argument, NULL, OPT_ADDFD_SIZE },
 	{ "hold-recv", no_argument, NULL, OPT_HOLD_RECV },
+	{ "handle-spin", no_argument, NULL, OPT_HANDLE_SPIN },
 	{ "thread-stack-kib", required_argument, NULL, OPT_STACK },
 	{ "recv-delay-us", required_argument, NULL, OPT_RECV_DELAY },
 	{ "killable", no_argument, NULL, OPT_KILLABLE },
@@ -278,6 +280,7 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		case OPT_ADDFD_GAP: r = parse_long("--addfd-gap-us", optarg, 0, LONG_MAX / 1000, &o->addfd_gap_us); break;
 		case OPT_ADDFD_SIZE: r = parse_long("--addfd-size", optarg, 24, NW_ADDFD_SIZE_MAX, &o->addfd_size); break;
 		case OPT_HOLD_RECV: o->hold_recv = true; break;
+		case OPT_HANDLE_SPIN: o->handle_spin = true; break;
 		case OPT_STACK: r = parse_long("--thread-stack-kib", optarg, 128, 65536, &o->thread_stack_kib); break;
 		case OPT_RECV_DELAY: r = parse_long("--recv-delay-us", optarg, 0, LONG_MAX / 1000, &o->recv_delay_us); break;
 		case OPT_KILLABLE: o->killable = true; break;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nw.h"
@@ -297,11 +298,19 @@ static void hold_until_queued(void)
 		   self, i, n, ull(nw_now()));
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* Returns -1 when the listener is gone, NW_EXIT_UNSUPPORTED to stop. */
 static int handle_one(struct listener *l)
 {
 	struct seccomp_notif req;
-	uint64_t t_ready = nw_now(), t0, t1, t_sig = 0, t_kill = 0;
+	uint64_t t_ready = nw_now(), t0, t1, t_sig = 0, t_kill = 0, cpu0;
 	struct nw_slot *s;
 	bool do_sig = false, do_kill = false, done_sig = false, done_kill = false;
 	char idbuf[24];
@@ -325,6 +334,7 @@ static int handle_one(struct listener *l)
 	r = ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &req);
 	e = r ? errno : 0;
 	t1 = nw_now();
+	cpu0 = thread_cpu_ns();
 	truth_emit("recv", "\"sup_pid\":%d,\"listener\":%d,\"flags_in\":%u,"
 		   "\"t_before\":%llu,\"t_after\":%llu,\"ret\":%d,\"errno\":%d,"
 		   "\"id\":%llu,\"pid\":%d,\"nr\":%d",
@@ -371,7 +381,16 @@ static int handle_one(struct listener *l)
 			done_kill = true;
 		}
 	}
-	nw_sleep_until(t1 + nw_opts.handle_us * 1000ULL);
+	if (nw_opts.handle_spin)
+		while (nw_now() < t1 + nw_opts.handle_us * 1000ULL)
+			;
+	else
+		nw_sleep_until(t1 + nw_opts.handle_us * 1000ULL);
+	/* its own clocks over the handling: what handle_split must match */
+	truth_emit("handle", "\"sup_pid\":%d,\"tid\":%d,\"id\":%llu,\"t_start\":%llu,"
+		   "\"t_end\":%llu,\"cpu_ns\":%llu",
+		   self, (int)syscall(SYS_gettid), ull(req.id), ull(t1), ull(nw_now()),
+		   ull(thread_cpu_ns() - cpu0));
 	if (nw_opts.close_listener_after_recv && !nw_shared->close_done) {
 		nw_shared->close_done = 1;
 		close_listener(l, req.id);
