@@ -21,6 +21,9 @@ static const char *const num_keys[FINDING_COUNT][NW_FINDING_NUMS] = {
 					     "restarted", "replies_lost" },
 	[FINDING_SIGNAL_DELAY_OVER_BUDGET] = { "budget_ns", "max_pending_ns",
 					       "max_handle_ns" },
+	[FINDING_SUPERVISOR_STARVED] = { "threshold_percent",
+					 "max_runnable_percent", "runnable_ns",
+					 "handle_ns" },
 };
 
 enum {
@@ -53,6 +56,8 @@ static const char *const advice[FINDING_COUNT] = {
 		"the target's wait was interrupted before the reply reached it: set SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux 5.19+); a supervisor should read ENOENT from NOTIF_SEND as 'the syscall restarts' and undo what it did",
 	[FINDING_INTERRUPTED_BY_FREEZER] =
 		"the cgroup freezer (docker pause, systemd freezing a unit) interrupts waits without a signal and the syscall restarts as a new notification: handle requests idempotently and expect ENOENT on the old id",
+	[FINDING_SUPERVISOR_STARVED] =
+		"the supervisor waited for a CPU while it handled notifications: give it CPU time (cgroup cpu.weight or cpu.max, a CPU of its own away from busy targets) or fewer runnable threads beside it",
 	[FINDING_SIGNAL_DELAY_OVER_BUDGET] =
 		"the supervisor's handle time holds the target's signals past the budget: reply sooner (answer first, finish the work after) or run more workers",
 };
@@ -64,6 +69,7 @@ static const char *const kind_names[FINDING_COUNT] = {
 	[FINDING_LOST_REPLY] = "lost_reply",
 	[FINDING_INTERRUPTED_BY_FREEZER] = "interrupted_by_freezer",
 	[FINDING_SIGNAL_DELAY_OVER_BUDGET] = "signal_delay_over_budget",
+	[FINDING_SUPERVISOR_STARVED] = "supervisor_starved",
 };
 
 const char *finding_kind_name(enum finding_kind k)
@@ -130,6 +136,7 @@ void findings_init(struct findings *f, const struct findings_config *cfg)
 		f->cfg.restart_threshold;
 	f->acc[FINDING_SIGNAL_DELAY_OVER_BUDGET].num[BUDGET_NS] =
 		f->cfg.budget_ns;
+	f->acc[FINDING_SUPERVISOR_STARVED].num[0] = NW_STARVED_PERCENT;
 }
 
 static void names_add(struct finding_names *l, const char *name, bool flag)
@@ -444,6 +451,58 @@ static void add_budget(struct findings *f, const struct knotif *k,
 	example_add(a, k->ev.key.id, worst);
 }
 
+static bool starved(const struct finding_sup *p)
+{
+	return p->n >= NW_STARVED_MIN_SPLITS && p->handle_ns &&
+	       p->runnable_ns * 100 >= p->handle_ns * NW_STARVED_PERCENT;
+}
+
+/* The supervisors runnable much of their handle time (handle_split). */
+static void add_starved(struct findings *f, const struct knotif *k,
+			const char *supervisor)
+{
+	struct finding_acc *a = &f->acc[FINDING_SUPERVISOR_STARVED];
+	struct finding_sup *p = NULL;
+	unsigned int i;
+
+	if (!k->reply_reached || !k->handle_split.known)
+		return;
+	for (i = 0; i < f->nsups && !p; i++)
+		if (!strcmp(f->sups[i].name, supervisor))
+			p = &f->sups[i];
+	if (!p) {
+		if (f->nsups == NW_FINDING_NAMES)
+			return; /* the first 8 supervisors are judged */
+		p = &f->sups[f->nsups++];
+		snprintf(p->name, sizeof(p->name), "%s", supervisor);
+	}
+	p->n++;
+	p->handle_ns += k->handle_split.running_ns +
+			k->handle_split.runnable_ns +
+			k->handle_split.blocked_ns;
+	p->runnable_ns += k->handle_split.runnable_ns;
+	/* the verdict per supervisor may change: recount from the table */
+	memset(&a->supervisors, 0, sizeof(a->supervisors));
+	a->count = 0;
+	a->num[1] = a->num[2] = a->num[3] = 0;
+	for (i = 0; i < f->nsups; i++) {
+		const struct finding_sup *q = &f->sups[i];
+		struct finding_name *nm;
+
+		if (!starved(q))
+			continue;
+		a->count++;
+		max_into(&a->num[1], q->runnable_ns * 100 / q->handle_ns);
+		a->num[2] += q->runnable_ns;
+		a->num[3] += q->handle_ns;
+		nm = &a->supervisors.v[a->supervisors.n++];
+		snprintf(nm->name, sizeof(nm->name), "%s", q->name);
+		nm->count = q->n;
+	}
+	if (starved(p) && k->handle_split.runnable_ns)
+		example_add(a, k->ev.key.id, k->handle_split.runnable_ns);
+}
+
 void findings_add(struct findings *f, const struct knotif *k)
 {
 	const char *syscall = nw_syscall_name(k->ev.nr);
@@ -457,6 +516,7 @@ void findings_add(struct findings *f, const struct knotif *k)
 	add_lost_reply(f, k, syscall, supervisor);
 	add_freezer(f, k, syscall, supervisor);
 	add_budget(f, k, syscall, supervisor);
+	add_starved(f, k, supervisor);
 }
 
 void findings_add_reply_failed(struct findings *f,

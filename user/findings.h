@@ -27,6 +27,7 @@ enum finding_kind {
 	FINDING_LOST_REPLY,
 	FINDING_INTERRUPTED_BY_FREEZER,
 	FINDING_SIGNAL_DELAY_OVER_BUDGET,
+	FINDING_SUPERVISOR_STARVED,
 	FINDING_COUNT,
 };
 
@@ -79,6 +80,16 @@ struct finding_ended {
 
 #define NW_FINDING_ENDED 256
 
+/* supervisor_starved: runnable this share of its handle time, or more */
+#define NW_STARVED_PERCENT 20
+#define NW_STARVED_MIN_SPLITS 3
+
+/* A supervisor's handle time by state, for supervisor_starved. */
+struct finding_sup {
+	char name[48];
+	unsigned long long n, handle_ns, runnable_ns;
+};
+
 /* A syscall that is restarting now, by thread. */
 struct finding_chain {
 	__u32 tid;
@@ -100,6 +111,8 @@ struct findings {
 	unsigned long long storms_killable; /* restart_storms under the flag */
 	unsigned long long interrupted_unreceived; /* all, for the share */
 	struct finding_ended ended[NW_FINDING_ENDED]; /* a ring */
+	struct finding_sup sups[NW_FINDING_NAMES];
+	unsigned int nsups;
 	unsigned int ended_next;
 	bool finished;
 };

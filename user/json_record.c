@@ -318,6 +318,12 @@ static void write_groups(struct json_writer *w, const char *key,
 		jw_uint(w, "interrupted", g->interrupted);
 		jw_uint(w, "deferred_signals", g->deferred);
 		jw_uint(w, "max_pending_ns", g->max_pending_ns);
+		jw_begin_object(w, "handle_state");
+		jw_uint(w, "split", g->split);
+		jw_uint(w, "running_ns", g->running_ns);
+		jw_uint(w, "runnable_ns", g->runnable_ns);
+		jw_uint(w, "blocked_ns", g->blocked_ns);
+		jw_end_object(w);
 		jw_end_object(w);
 	}
 	jw_end_array(w);

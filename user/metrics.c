@@ -303,7 +303,12 @@ static void write_family(FILE *out, const struct metric_family *f,
 		case METRIC_COUNTER:
 			fprintf(out, "%s_total", f->name);
 			write_labels(out, f, s, NULL);
-			fprintf(out, " %llu\n", s->value);
+			if (f->ns_as_seconds)
+				fprintf(out, " %llu.%09llu\n",
+					s->value / 1000000000ULL,
+					s->value % 1000000000ULL);
+			else
+				fprintf(out, " %llu\n", s->value);
 			break;
 		case METRIC_GAUGE:
 			fputs(f->name, out);

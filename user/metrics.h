@@ -7,6 +7,7 @@
 #ifndef NW_METRICS_H
 #define NW_METRICS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 enum metric_type { METRIC_COUNTER, METRIC_GAUGE, METRIC_HISTOGRAM };
@@ -37,6 +38,8 @@ struct metric_family {
 	const char *name; /* a counter's without "_total" */
 	const char *help;
 	enum metric_type type;
+	/* a counter of nanoseconds, exported in seconds (*_seconds_total) */
+	bool ns_as_seconds;
 	const char *labels[METRICS_MAX_LABELS];
 	unsigned int nlabels;
 	struct metric_series *series;

@@ -39,6 +39,7 @@ enum {
 	F_DROPPED,
 	F_BOUND,
 	F_FINDINGS,
+	F_HANDLE_STATE,
 	F_BUILD,
 	F_BACKEND,
 	F_COUNT,
@@ -93,6 +94,10 @@ static const struct {
 			"Notifications (map full), signals (too many in one wait), probe runs (the kernel skipped a program already active on the CPU) or waits whose notification could not be identified (unidentified), not followed.",
 			METRIC_COUNTER,
 			{ "what" } },
+	[F_HANDLE_STATE] = { "notifwait_handle_state_seconds",
+			     "Handle time of the supervisor thread that received and replied, by state (running, runnable, blocked).",
+			     METRIC_COUNTER,
+			     { "supervisor", "state" } },
 	[F_FINDINGS] = { "notifwait_findings",
 			 "Conditions found in the notifications, by kind (restart_storm, lost_reply, ...).",
 			 METRIC_COUNTER,
@@ -186,6 +191,15 @@ static void prom_knotif(struct sink *s, const struct knotif *k)
 
 	pthread_mutex_lock(&st->lock);
 	inc(st, F_NOTIFS, lv, 1);
+	if (k->reply_reached && k->handle_split.known) {
+		const char *run[2] = { sup, "running" };
+		const char *wait[2] = { sup, "runnable" };
+		const char *blocked[2] = { sup, "blocked" };
+
+		inc(st, F_HANDLE_STATE, run, k->handle_split.running_ns);
+		inc(st, F_HANDLE_STATE, wait, k->handle_split.runnable_ns);
+		inc(st, F_HANDLE_STATE, blocked, k->handle_split.blocked_ns);
+	}
 	observe(st, F_QUEUE, lv, e->t_notify_ns, e->t_recv_ns);
 	observe(st, F_HANDLE, lv, e->t_recv_ns, t_reply);
 	observe(st, F_WAKE, lv, t_reply, t_return);
@@ -371,6 +385,7 @@ static int init_registry(struct prom_state *st)
 		if (!st->f[i])
 			return -ENOMEM;
 	}
+	st->f[F_HANDLE_STATE]->ns_as_seconds = true;
 	/* Series that exist from the start, so that rate() sees the zero. */
 	if (!metrics_series(st->f[F_LOST], NULL) ||
 	    !metrics_series(st->f[F_DROPPED], knotifs) ||

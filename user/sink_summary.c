@@ -28,6 +28,32 @@ static void print_groups(FILE *out, const char *title,
 	}
 }
 
+/* Where the supervisors' handle time went (handle_split), in shares. */
+static void print_handle_states(FILE *out, const struct nw_group_list *l)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < l->n; i++)
+		any |= l->groups[i].split != 0;
+	if (!any)
+		return;
+	fprintf(out, "\n%-28s %8s %9s %9s %9s\n", "HANDLE TIME BY STATE",
+		"SPLIT", "RUNNING", "RUNNABLE", "BLOCKED");
+	for (i = 0; i < l->n; i++) {
+		struct nw_group *g = &l->groups[i];
+		char name[NW_TEXT_ESCAPED_SIZE(sizeof(g->name))];
+		double all = g->running_ns + g->runnable_ns + g->blocked_ns;
+
+		if (!g->split || !all)
+			continue;
+		nw_text_escape(name, sizeof(name), g->name, sizeof(g->name));
+		fprintf(out, "%-28s %8llu %8.1f%% %8.1f%% %8.1f%%\n", name,
+			g->split, 100 * g->running_ns / all,
+			100 * g->runnable_ns / all, 100 * g->blocked_ns / all);
+	}
+}
+
 static void print_names(FILE *out, const char *title,
 			const struct finding_names *l, const char *flag)
 {
@@ -97,6 +123,7 @@ static void summary_finish(struct sink *s, const struct run_totals *t)
 		st->addfd_ok, st->addfd_failed, st->reply_failed);
 	print_groups(s->out, "SUPERVISOR", &st->by_supervisor);
 	print_groups(s->out, "SYSCALL", &st->by_syscall);
+	print_handle_states(s->out, &st->by_supervisor);
 	print_findings(s->out, t->findings);
 }
 

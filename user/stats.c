@@ -97,6 +97,12 @@ static int group_add(struct nw_group *g, const struct knotif *k,
 	if (!k->reply_reached || !nw_span(k->ev.t_recv_ns, k->ev.t_reply_ns,
 					  &handle))
 		return 0;
+	if (k->handle_split.known) {
+		g->split++;
+		g->running_ns += k->handle_split.running_ns;
+		g->runnable_ns += k->handle_split.runnable_ns;
+		g->blocked_ns += k->handle_split.blocked_ns;
+	}
 	if (handle > g->handle_max)
 		g->handle_max = handle;
 	if (g->handle_seen++ >= NW_GROUP_SAMPLES) {

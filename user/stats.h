@@ -17,6 +17,8 @@ struct nw_group {
 	unsigned long long interrupted;
 	unsigned long long deferred;
 	unsigned long long max_pending_ns;
+	/* handle_split's parts, over the notifications that have them */
+	unsigned long long split, running_ns, runnable_ns, blocked_ns;
 	unsigned long long *handle_ns; /* sorted by stats_percentile() */
 	size_t nhandle, cap;
 	bool sorted;

@@ -20,6 +20,23 @@ def handled(trace, truth):
     return out
 
 
+def findings(trace):
+    summary, = trace.of("summary")
+    return {f["kind"]: f for f in summary["findings"]}
+
+
+def check_summary(trace, truth):
+    """The summary's per-supervisor sums are the records'."""
+    summary, = trace.of("summary")
+    sup, = [g for g in summary["supervisors"] if g["name"].endswith(f"/{truth.supervisor_pid}")]
+    splits = [n["handle_split"] for n in trace.notifs
+              if n["handle_split"] and n["handle_split"]["running_ns"] is not None]
+    want = {k: sum(s[k] for s in splits) for k in ("running_ns", "runnable_ns", "blocked_ns")}
+    got = sup["handle_state"]
+    expect(got["split"] == len(splits) and all(got[k] == v for k, v in want.items()),
+           f"summary handle_state {got}, the records give {len(splits)} splits {want}")
+
+
 def check_whole(n, h):
     """The parts are the handle time, the replier the RECV thread."""
     s = n["handle_split"]
@@ -47,6 +64,8 @@ def t_handle_split_sleeping(env):
         near(s["running_ns"], h["cpu_ns"], "running", n)
         expect(s["blocked_ns"] >= 0.9 * n["handle_ns"], f"notif {n['id']}: blocked "
                f"{s['blocked_ns']} of {n['handle_ns']}")
+    check_summary(trace, truth)
+    expect("supervisor_starved" not in findings(trace), "a sleeping supervisor starved")
 
 
 def t_handle_split_computing(env):
@@ -58,6 +77,8 @@ def t_handle_split_computing(env):
         near(s["running_ns"], h["cpu_ns"], "running", n)
         expect(s["blocked_ns"] <= 0.05 * n["handle_ns"], f"notif {n['id']}: blocked "
                f"{s['blocked_ns']} of {n['handle_ns']} while computing")
+    check_summary(trace, truth)
+    expect("supervisor_starved" not in findings(trace), "a supervisor with a CPU starved")
 
 
 def t_handle_split_starved(env):
@@ -80,6 +101,12 @@ def t_handle_split_starved(env):
         near(s["runnable_ns"], wall - h["cpu_ns"], "runnable", n)
         shares.append(s["runnable_ns"] / n["handle_ns"])
     expect(max(shares) > 0.2, f"runnable shares {shares}: the hog never took the CPU")
+    check_summary(trace, truth)
+    f = findings(trace).get("supervisor_starved")
+    total = sum(n["handle_split"]["runnable_ns"] for n, _ in handled(trace, truth))
+    expect(f and [x["name"] for x in f["evidence"]["supervisors"]] ==
+           [f"nw-workload/{truth.supervisor_pid}"] and f["evidence"]["runnable_ns"] == total,
+           f"supervisor_starved {f}, runnable {total} ns in the records")
 
 
 TESTS = [

@@ -384,3 +384,36 @@ TEST(findings_restart_storm_before_recv_under_the_flag)
 	EXPECT_EQ(num(f, "after_recv"), 0);
 	EXPECT_TRUE(strstr(f->advice, "not yet received") != NULL);
 }
+
+/* Issue #18: a supervisor runnable a fifth of its handle time or more. */
+TEST(findings_supervisor_starved)
+{
+	struct finding out[FINDING_COUNT];
+	const struct finding *f;
+	struct knotif k;
+	unsigned int i, n;
+
+	init(0, 0);
+	for (i = 1; i <= 3; i++) {
+		k = replied(i, 100);
+		k.have_handle_split = k.handle_split.known = true;
+		k.handle_split.running_ns = 60;
+		k.handle_split.runnable_ns = 30 + i;
+		k.handle_split.blocked_ns = 10;
+		findings_add(&fs, &k);
+		/* another supervisor, hardly ever waiting for a CPU */
+		k.ev.supervisor_tgid = 201;
+		k.handle_split.runnable_ns = 5;
+		findings_add(&fs, &k);
+	}
+	EXPECT_EQ(findings_count(&fs, FINDING_SUPERVISOR_STARVED), 1);
+	findings_finish(&fs);
+	n = findings_report(&fs, out);
+	f = find(out, n, FINDING_SUPERVISOR_STARVED);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(num(f, "threshold_percent"), 20);
+	EXPECT_EQ(num(f, "max_runnable_percent"), 32 * 100 / 103);
+	ASSERT_TRUE(f->supervisors && f->supervisors->n == 1);
+	EXPECT_STREQ(f->supervisors->v[0].name, "sup/200");
+	EXPECT_EQ(f->ex[0].id, 3);
+}
