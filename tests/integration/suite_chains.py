@@ -151,15 +151,16 @@ def replay_findings(env, recording, *args):
 
 
 def t_findings_restart_storm(env):
-    """SIGURG every 1 ms (40 rounds) against a 5 ms supervisor, SA_RESTART:
+    """SIGURG every 2 ms (40 rounds) against a 20 ms supervisor, SA_RESTART:
     one getppid restarts until the storm ends. One restart_storm whose
     restarts are the chain's; its attempts are the supervisor's RECVs plus
     the waits interrupted unreceived, its failed SENDs the lost replies;
     the waits queued behind the supervisor's held one are checked against
     the supervisor's own RECV/SEND brackets."""
     rec = env.path("storm.facts")
-    trace, truth = traced(env, ["--sigurg-period-us", "1000", "--sigurg-count", "40",
-                                "--handle-us", "5000", "--sa-restart", "--iterations", "1"],
+    # SIGURG ten times within each 20 ms handling: slow emulated CPUs too
+    trace, truth = traced(env, ["--sigurg-period-us", "2000", "--sigurg-count", "40",
+                                "--handle-us", "20000", "--sa-restart", "--iterations", "1"],
                           targs=["--record", rec], tag="storm")
     call, = truth.ev("syscall")
     expect(call["ret"] != -1, f"the call failed: errno {call['errno']}")

@@ -310,7 +310,7 @@ static uint64_t thread_cpu_ns(void)
 static int handle_one(struct listener *l)
 {
 	struct seccomp_notif req;
-	uint64_t t_ready = nw_now(), t0, t1, t_sig = 0, t_kill = 0, cpu0;
+	uint64_t t_ready = nw_now(), t0, t1, t_sig = 0, t_kill = 0, cpu0, cpu1;
 	struct nw_slot *s;
 	bool do_sig = false, do_kill = false, done_sig = false, done_kill = false;
 	char idbuf[24];
@@ -386,11 +386,6 @@ static int handle_one(struct listener *l)
 			;
 	else
 		nw_sleep_until(t1 + nw_opts.handle_us * 1000ULL);
-	/* its own clocks over the handling: what handle_split must match */
-	truth_emit("handle", "\"sup_pid\":%d,\"tid\":%d,\"id\":%llu,\"t_start\":%llu,"
-		   "\"t_end\":%llu,\"cpu_ns\":%llu",
-		   self, (int)syscall(SYS_gettid), ull(req.id), ull(t1), ull(nw_now()),
-		   ull(thread_cpu_ns() - cpu0));
 	if (nw_opts.close_listener_after_recv && !nw_shared->close_done) {
 		nw_shared->close_done = 1;
 		close_listener(l, req.id);
@@ -398,8 +393,14 @@ static int handle_one(struct listener *l)
 	}
 	if (s && nw_opts.stop_target_us >= 0)
 		stop_target(s, idbuf);
+	/* its own clocks over the handling, up to the reply: handle_split's */
+	cpu1 = thread_cpu_ns();
 	t0 = nw_now();
 	reply(l->fd, req.id);
+	truth_emit("handle", "\"sup_pid\":%d,\"tid\":%d,\"id\":%llu,\"t_start\":%llu,"
+		   "\"t_end\":%llu,\"cpu_ns\":%llu",
+		   self, (int)syscall(SYS_gettid), ull(req.id), ull(t1), ull(t0),
+		   ull(cpu1 - cpu0));
 	if (s && nw_opts.stop_target_us >= 0) {
 		uint64_t until = t0 + nw_opts.stop_target_us * 1000ULL;
 		uint64_t t_stopped = wait_stopped(s, until);
