@@ -192,18 +192,36 @@ static void supervisor_name(char *buf, size_t len, const char *comm, __u32 tgid)
 
 /* ---- restart_storm: per thread, the syscall restarting now -------------- */
 
-static struct finding_chain *chain_find(struct findings *f, __u32 tid)
+static struct finding_chain *chain_find(struct findings *f, __u32 tid,
+					__u64 start)
 {
 	unsigned int i;
 
 	for (i = 0; i < f->nchains; i++)
-		if (f->chains[i].tid == tid)
+		if (f->chains[i].tid == tid && f->chains[i].start_ns == start)
 			return &f->chains[i];
 	return NULL;
 }
 
+static bool chain_ended(const struct findings *f, __u32 tid, __u64 start)
+{
+	unsigned int i,
+		n = sizeof(f->ended_chains) / sizeof(f->ended_chains[0]);
+
+	for (i = 0; i < n; i++)
+		if (f->ended_chains[i].tid == tid &&
+		    f->ended_chains[i].start_ns == start)
+			return true;
+	return false;
+}
+
 static void chain_drop(struct findings *f, struct finding_chain *c)
 {
+	unsigned int n = sizeof(f->ended_chains) / sizeof(f->ended_chains[0]);
+	unsigned int slot = f->ended_chains_next++ % n;
+
+	f->ended_chains[slot].tid = c->tid;
+	f->ended_chains[slot].start_ns = c->start_ns;
 	*c = f->chains[--f->nchains];
 }
 
@@ -240,14 +258,17 @@ static void add_restart(struct findings *f, const struct knotif *k,
 	bool restarting = k->interrupt_result == NW_INTR_RESTARTED;
 	__u32 attempt = k->attempt ? k->attempt : 1;
 	__u32 restarts = restarting ? attempt : attempt - 1;
+	__u64 start = knotif_chain_start(k);
 	struct finding_chain *c;
 
 	if (!restarting && attempt == 1)
 		return; /* a call that was never restarted: the common case */
 	a->num[STORM_RESTARTED] += restarting;
 	max_into(&a->num[STORM_MAX], restarts);
-	c = chain_find(f, k->ev.target_tid);
+	c = chain_find(f, k->ev.target_tid, start);
 	if (!c) {
+		if (chain_ended(f, k->ev.target_tid, start))
+			return; /* an attempt handed over after its chain's end */
 		if (f->nchains == NW_FINDING_CHAINS) {
 			f->chains_untracked++;
 			return;
@@ -255,7 +276,10 @@ static void add_restart(struct findings *f, const struct knotif *k,
 		c = &f->chains[f->nchains++];
 		memset(c, 0, sizeof(*c));
 		c->tid = k->ev.target_tid;
+		c->start_ns = start;
 	}
+	if (restarts < c->restarts)
+		return; /* an earlier attempt handed over late */
 	c->restarts = restarts;
 	c->last_id = k->ev.key.id;
 	c->killable |= knotif_killable_rule(k);

@@ -93,6 +93,7 @@ struct finding_sup {
 /* A syscall that is restarting now, by thread. */
 struct finding_chain {
 	__u32 tid;
+	__u64 start_ns; /* its first attempt's start: with tid, the chain */
 	__u32 restarts;
 	bool counted; /* already a restart_storm */
 	bool killable; /* its filter or RECV has the killable rule */
@@ -107,6 +108,15 @@ struct findings {
 	struct finding_acc acc[FINDING_COUNT];
 	struct finding_chain chains[NW_FINDING_CHAINS];
 	unsigned int nchains;
+	/*
+	 * Chains that ended lately: an attempt handed over after the chain's
+	 * end (its supervisor's reply still in flight held it) is not a new one
+	 */
+	struct {
+		__u32 tid;
+		__u64 start_ns;
+	} ended_chains[64];
+	unsigned int ended_chains_next;
 	unsigned long long chains_untracked; /* over NW_FINDING_CHAINS */
 	unsigned long long storms_killable; /* restart_storms under the flag */
 	unsigned long long interrupted_unreceived; /* all, for the share */

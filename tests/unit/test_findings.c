@@ -75,18 +75,27 @@ static unsigned long long num(const struct finding *f, const char *key)
 }
 
 /* A chain of @restarts interrupted attempts, then the reply (or not). */
+/* Attempt @attempt of the chain that began with notification @first. */
+static struct knotif attempt_of(struct knotif k, __u64 first, __u32 attempt)
+{
+	k.attempt = attempt;
+	if (attempt > 1)
+		k.t_chain_start_ns = first * 10 * MS; /* replied()'s t_notify */
+	return k;
+}
+
 static __u64 chain(__u64 id, __u32 tid, unsigned int restarts, bool ends)
 {
+	__u64 first = id;
 	struct knotif k;
 	unsigned int i;
 
 	for (i = 0; i < restarts; i++) {
-		k = restarted(id++, tid, i + 1);
+		k = attempt_of(restarted(id++, tid, 1), first, i + 1);
 		findings_add(&fs, &k);
 	}
 	if (ends) {
-		k = replied(id++, tid);
-		k.attempt = restarts + 1;
+		k = attempt_of(replied(id++, tid), first, restarts + 1);
 		findings_add(&fs, &k);
 	}
 	return id;
@@ -155,7 +164,7 @@ TEST(findings_restart_storm_still_restarting_at_exit)
 	chain(50, 101, 1, false); /* one interruption cut by the end: none */
 	/* 2 restarts, then killed in the third wait: never completed either */
 	id = chain(60, 102, 2, false);
-	k = restarted(id, 102, 3);
+	k = attempt_of(restarted(id, 102, 1), 60, 3);
 	k.outcome = NW_OUTCOME_KILLED;
 	k.interrupt_result = NW_INTR_EXITED;
 	findings_add(&fs, &k);
@@ -366,14 +375,13 @@ TEST(findings_restart_storm_before_recv_under_the_flag)
 
 	init(3, 0);
 	for (i = 0; i < 4; i++) {
-		k = restarted(i + 1, 100, i + 1);
+		k = attempt_of(restarted(i + 1, 100, 1), 1, i + 1);
 		k.outcome = NW_OUTCOME_INTERRUPTED_BEFORE_RECV;
 		k.ev.t_recv_ns = 0;
 		k.ev.filter_killable = 1;
 		findings_add(&fs, &k);
 	}
-	k = replied(5, 100);
-	k.attempt = 5;
+	k = attempt_of(replied(5, 100), 1, 5);
 	k.ev.filter_killable = 1;
 	findings_add(&fs, &k);
 	findings_finish(&fs);
@@ -416,4 +424,35 @@ TEST(findings_supervisor_starved)
 	ASSERT_TRUE(f->supervisors && f->supervisors->n == 1);
 	EXPECT_STREQ(f->supervisors->v[0].name, "sup/200");
 	EXPECT_EQ(f->ex[0].id, 3);
+}
+
+/*
+ * An attempt whose supervisor's failed SEND was still in flight is handed
+ * over after the attempt that ends its chain: still one storm, finished.
+ */
+TEST(findings_restart_storm_attempt_handed_over_late)
+{
+	struct finding out[FINDING_COUNT];
+	const struct finding *f;
+	struct knotif late, k;
+	unsigned int i, n;
+
+	init(0, 0);
+	for (i = 1; i <= 9; i++) {
+		k = attempt_of(restarted(i, 100, 1), 1, i);
+		findings_add(&fs, &k);
+	}
+	late = attempt_of(restarted(10, 100, 1), 1, 10);
+	k = attempt_of(replied(11, 100), 1, 11);
+	findings_add(&fs, &k);
+	findings_add(&fs, &late);
+	findings_finish(&fs);
+	n = findings_report(&fs, out);
+	f = find(out, n, FINDING_RESTART_STORM);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->count, 1);
+	EXPECT_EQ(num(f, "unfinished"), 0);
+	EXPECT_EQ(num(f, "max_restarts"), 10);
+	ASSERT_TRUE(f->nex == 1);
+	EXPECT_EQ(f->ex[0].id, 11);
 }
