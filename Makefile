@@ -39,6 +39,8 @@ endif
 # `make demo` install them, the test targets install TEST_PACKAGES too.
 DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libseccomp-dev uthash-dev pkg-config make gcc
+# --supervisor-stacks: user frames through libdwfl (user/symbolize.c)
+DEB_PACKAGES += libdw-dev
 # --prom-listen's HTTP server
 DEB_PACKAGES += libmicrohttpd-dev
 # the runner, ASan's runtime, flock for the kernel cache, the Go target;
@@ -59,6 +61,8 @@ LIBS := -lbpf -lelf -lz -lseccomp -lm
 LIBS += -lmicrohttpd
 # COMMAND's credentials, notifwait's own capabilities (user/privilege.c)
 LIBS += -lcap
+# user/symbolize.c: libdwfl; -lelf again after it for a static link
+LIBS += -ldw -lelf
 
 # The reporter's stages; main.c wires them together.
 USER_CORE := cli syscalls errnames knotif knotif_table hist stats findings \
@@ -71,6 +75,8 @@ USER_CORE += escape output pid_check
 USER_CORE += recording recording_read replay
 # facts -> records (docs/joiner.md)
 USER_CORE += joiner
+# --supervisor-stacks: addresses -> names, folded stacks (flamegraph.pl's input)
+USER_CORE += symbolize folded
 USER_BPF := backend backend_facts backend_tracepoint backend_fentry backend_kprobe command run_end privilege
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
