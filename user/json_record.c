@@ -128,30 +128,6 @@ static void write_handle_split(struct json_writer *w, const struct knotif *k)
 	jw_end_object(w);
 }
 
-/* "supervisor_busy_ns" ... from queue_split's state names */
-static void write_queue_states(struct json_writer *w, const __u64 *ns)
-{
-	char key[40];
-	int i;
-
-	for (i = 0; i < NW_QUEUE_STATES; i++) {
-		snprintf(key, sizeof(key), "%s_ns", nw_queue_state_name(i));
-		jw_uint(w, key, ns[i]);
-	}
-}
-
-/* Issue #18: what the supervisor did while the notification was queued. */
-static void write_queue_split(struct json_writer *w, const struct knotif *k)
-{
-	if (!k->have_queue_split) {
-		jw_null(w, "queue_split");
-		return;
-	}
-	jw_begin_object(w, "queue_split");
-	write_queue_states(w, k->queue_split);
-	jw_end_object(w);
-}
-
 static void write_reply(struct json_writer *w, const struct knotif *k)
 {
 	const struct nw_knotif_event *e = &k->ev;
@@ -272,7 +248,6 @@ void json_write_knotif_bound(FILE *out, const struct knotif *k,
 	write_chain(&w, k);
 	write_reply(&w, k);
 	write_handle_split(&w, k);
-	write_queue_split(&w, k);
 	if (k->reply_failed) {
 		jw_begin_object(&w, "reply_failed");
 		jw_uint(&w, "t_ns", k->failure.t_ns);
@@ -348,10 +323,6 @@ static void write_groups(struct json_writer *w, const char *key,
 		jw_uint(w, "running_ns", g->running_ns);
 		jw_uint(w, "runnable_ns", g->runnable_ns);
 		jw_uint(w, "blocked_ns", g->blocked_ns);
-		jw_end_object(w);
-		jw_begin_object(w, "queue_state");
-		jw_uint(w, "split", g->queue_split);
-		write_queue_states(w, g->queue_ns);
 		jw_end_object(w);
 		jw_end_object(w);
 	}

@@ -54,36 +54,6 @@ static void print_handle_states(FILE *out, const struct nw_group_list *l)
 	}
 }
 
-/* Where the queue time went (queue_split): the supervisors' state. */
-static void print_queue_states(FILE *out, const struct nw_group_list *l)
-{
-	size_t i;
-	int s;
-	bool any = false;
-
-	for (i = 0; i < l->n; i++)
-		any |= l->groups[i].queue_split != 0;
-	if (!any)
-		return;
-	fprintf(out, "\n%-28s %8s %9s %9s %9s %9s %9s\n", "QUEUE TIME BY STATE",
-		"SPLIT", "RUNNABLE", "BUSY", "BLOCKED", "NO-RECV", "UNKNOWN");
-	for (i = 0; i < l->n; i++) {
-		struct nw_group *g = &l->groups[i];
-		char name[NW_TEXT_ESCAPED_SIZE(sizeof(g->name))];
-		double all = 0;
-
-		for (s = 0; s < NW_QUEUE_STATES; s++)
-			all += g->queue_ns[s];
-		if (!g->queue_split || !all)
-			continue;
-		nw_text_escape(name, sizeof(name), g->name, sizeof(g->name));
-		fprintf(out, "%-28s %8llu", name, g->queue_split);
-		for (s = 0; s < NW_QUEUE_STATES; s++)
-			fprintf(out, " %8.1f%%", 100 * g->queue_ns[s] / all);
-		fputc('\n', out);
-	}
-}
-
 static void print_names(FILE *out, const char *title,
 			const struct finding_names *l, const char *flag)
 {
@@ -154,7 +124,6 @@ static void summary_finish(struct sink *s, const struct run_totals *t)
 	print_groups(s->out, "SUPERVISOR", &st->by_supervisor);
 	print_groups(s->out, "SYSCALL", &st->by_syscall);
 	print_handle_states(s->out, &st->by_supervisor);
-	print_queue_states(s->out, &st->by_supervisor);
 	print_findings(s->out, t->findings);
 }
 
