@@ -76,7 +76,9 @@ USER_CORE += recording recording_read replay
 # facts -> records (docs/joiner.md)
 USER_CORE += joiner
 # --supervisor-stacks: addresses -> names, folded stacks (flamegraph.pl's input)
-USER_CORE += symbolize folded
+USER_CORE += symbolize folded sup_stacks
+# a supervisor thread's switches -> handle_split (and the stacks it blocked in)
+USER_CORE += sup_history
 USER_BPF := backend backend_facts backend_tracepoint backend_fentry backend_kprobe command run_end privilege
 USER_OBJS := $(patsubst %,$(BUILD)/user/%.o,$(USER_CORE) $(USER_BPF) main)
 UNIT_SRCS := $(wildcard tests/unit/*.c)

@@ -46,7 +46,9 @@ struct nw_thread {
 	__u8 interrupted; /* its wait ended -ERESTARTSYS, no syscall since */
 	/* its wait ended with a signal pending: SWITCH facts until delivery */
 	__u8 watch_switch;
-	/* a supervisor handling what its RECV returned: SWITCH facts */
+	/* a supervisor thread (it received or replied): SWITCH facts */
+	__u8 is_sup;
+	/* ... handling what its RECV returned: STACK facts when it blocks */
 	__u8 watch_sup;
 	char comm[16];
 	/* fentry/kprobe: the bracket's entry and its filter (0: unknown) */
@@ -81,10 +83,20 @@ struct {
 } facts SEC(".maps");
 
 /*
- * Supervisor threads watched now (a counter, the one shared write): while
- * 0, a switch of a thread without a seccomp filter needs no lookup.
+ * Supervisor threads alive (a counter, the one shared write): while 0, a
+ * switch of a thread without a seccomp filter needs no lookup.
  */
-__u64 sup_watching = 0;
+__u64 sup_threads = 0;
+
+/* --supervisor-stacks: STACK facts, the stacks themselves here */
+const volatile bool want_stacks = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1); /* --supervisor-stacks: NW_STACK_ENTRIES */
+	__type(key, __u32);
+	__uint(value_size, NW_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -340,40 +352,88 @@ static __always_inline void emit_switch(__u8 how, __u32 tid, __u64 t)
 	fact_submit(f);
 }
 
+/* Asleep waiting for a notification: in NOTIF_RECV, or polling for one. */
+static __always_inline bool receiving(struct nw_thread *st,
+				      struct task_struct *task)
+{
+	long nr = -1;
+
+	if (st->io_cmd == NW_IOCTL_NOTIF_RECV)
+		return true;
+#if defined(__TARGET_ARCH_x86)
+	nr = ((struct pt_regs *)bpf_task_pt_regs(task))->orig_ax;
+#endif
+	return nr == NR_POLL || nr == NR_SELECT || nr == NR_EPOLL_WAIT ||
+	       nr == NR_PSELECT6 || nr == NR_PPOLL || nr == NR_EPOLL_PWAIT ||
+	       nr == NR_EPOLL_PWAIT2;
+}
+
+/* The stacks a supervisor thread blocks in while it holds a notification. */
+static __always_inline void emit_stack(void *ctx, __u64 t)
+{
+	struct nw_fact_stack *f = fact_reserve(sizeof(*f));
+
+	if (!f)
+		return;
+	fill_hdr(&f->h, NW_FACT_STACK, 0, sizeof(*f), t);
+	f->kstack = bpf_get_stackid(ctx, &stacks, 0);
+	f->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	if (f->kstack < 0 || f->ustack < 0)
+		__sync_fetch_and_add(&counters.lost_stacks, 1);
+	fact_submit(f);
+}
+
 /*
- * A thread between its wait's end and its signal's delivery: was it
- * preempted (left the CPU runnable), and when did it run again? prev's
- * storage is its own; next's is only read.
+ * Watched threads' switches: a target between its wait's end and its
+ * signal's delivery (was it preempted, when did it run again?), every
+ * switch of a supervisor thread. prev's storage is its own; next's is only
+ * read.
  */
-static __always_inline void watch_switch(bool preempt, struct task_struct *prev,
+static __always_inline void watch_switch(void *ctx, bool preempt,
+					 struct task_struct *prev,
 					 struct task_struct *next,
 					 unsigned int prev_state)
 {
 	bool runnable = preempt || prev_state == TASK_RUNNING;
-	bool sup = sup_watching != 0;
+	bool sup = sup_threads != 0;
 	struct nw_thread *st;
+	__u8 how = NW_SWITCH_OUT;
+	__u64 t;
 
 	if (prev->seccomp.mode == NW_SECCOMP_MODE_FILTER || sup) {
 		st = own_state(false);
-		if (st && (st->watch_sup || (st->watch_switch && runnable)))
-			emit_switch(NW_SWITCH_OUT |
-					    (runnable ? NW_SWITCH_RUNNABLE : 0),
-				    prev->pid, bpf_ktime_get_ns());
+		if (st && (st->is_sup || (st->watch_switch && runnable))) {
+			if (runnable)
+				how |= NW_SWITCH_RUNNABLE;
+			else if (st->is_sup && receiving(st, prev))
+				how |= NW_SWITCH_WAITING;
+			t = bpf_ktime_get_ns();
+			emit_switch(how, prev->pid, t);
+			/*
+			 * every asleep switch-out but a receiving one: which
+			 * handling it belongs to (a worker's too) is the
+			 * joiner's to say
+			 */
+			if (want_stacks && st->is_sup &&
+			    !(how & (NW_SWITCH_RUNNABLE | NW_SWITCH_WAITING)))
+				emit_stack(ctx, t);
+		}
 	}
 	if (next->seccomp.mode == NW_SECCOMP_MODE_FILTER || sup) {
 		st = bpf_task_storage_get(&threads, next, 0, 0);
-		if (st && (st->watch_switch || st->watch_sup))
+		if (st && (st->watch_switch || st->is_sup))
 			emit_switch(NW_SWITCH_IN, next->pid,
 				    bpf_ktime_get_ns());
 	}
 }
 
-static __always_inline void sup_watch(struct nw_thread *st, bool on)
+/* Its first RECV or reply makes a thread a supervisor thread, for good. */
+static __always_inline void mark_supervisor(struct nw_thread *st)
 {
-	if (st->watch_sup == on)
+	if (st->is_sup)
 		return;
-	st->watch_sup = on;
-	__sync_fetch_and_add(&sup_watching, on ? 1 : -1);
+	st->is_sup = 1;
+	__sync_fetch_and_add(&sup_threads, 1);
 }
 
 SEC("tp_btf/sched_switch")
@@ -386,7 +446,7 @@ int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev,
 	__u8 how;
 	__u64 t;
 
-	watch_switch(preempt, prev, next, prev_state);
+	watch_switch(ctx, preempt, prev, next, prev_state);
 	if (prev->seccomp.mode != NW_SECCOMP_MODE_FILTER || preempt)
 		return 0;
 	if (prev_state & TASK_FROZEN) {
@@ -486,7 +546,9 @@ static __always_inline void ioctl_enter(__u64 filter, __u32 cmd, __u64 uptr,
 	st->io_uptr = uptr;
 	/* its handling ends: a reply, or the next notification (ADDFD below) */
 	if (cmd == NW_IOCTL_NOTIF_SEND || cmd == NW_IOCTL_NOTIF_RECV)
-		sup_watch(st, false);
+		st->watch_sup = 0;
+	if (cmd != NW_IOCTL_NOTIF_RECV)
+		mark_supervisor(st);
 	if (cmd == NW_IOCTL_NOTIF_RECV) {
 		bpf_probe_read_user(
 			&flags_in, sizeof(flags_in),
@@ -506,7 +568,7 @@ static __always_inline void ioctl_enter(__u64 filter, __u32 cmd, __u64 uptr,
 		}
 		st->io_id = addfd.id;
 		if (addfd.flags & NW_ADDFD_FLAG_SEND)
-			sup_watch(st, false);
+			st->watch_sup = 0;
 		f = fact_reserve(sizeof(*f));
 		if (!f)
 			return;
@@ -570,7 +632,8 @@ static __always_inline void recv_exit(struct nw_thread *st, __u64 t)
 	f->nr = unotif.nr;
 	f->arch = unotif.arch;
 	fact_submit(f);
-	sup_watch(st, true);
+	st->watch_sup = 1;
+	mark_supervisor(st);
 }
 
 static __always_inline void ioctl_exit(long ret, __u64 t)
@@ -827,7 +890,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(tp_switch_watch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	watch_switch(preempt, prev, next, prev_state);
+	watch_switch(ctx, preempt, prev, next, prev_state);
 	return 0;
 }
 
@@ -1077,10 +1140,14 @@ int BPF_PROG(on_process_exit, struct task_struct *p)
 	struct nw_thread *st;
 	__u64 t;
 
-	if (sup_watching) {
+	if (sup_threads) {
 		st = own_state(false);
-		if (st)
-			sup_watch(st, false); /* a supervisor dies handling */
+		if (st && st->is_sup) {
+			st->is_sup = 0;
+			__sync_fetch_and_add(&sup_threads, -1);
+			emit_switch(NW_SWITCH_OUT | NW_SWITCH_EXIT, p->pid,
+				    bpf_ktime_get_ns());
+		}
 	}
 	if (p->seccomp.mode != NW_SECCOMP_MODE_FILTER)
 		return 0;

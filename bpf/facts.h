@@ -21,10 +21,11 @@
 #endif
 
 /*
- * 2 adds NW_FACT_FROZEN and the DELIVER flags, 3 NW_FACT_SWITCH; an older
- * stream is valid (it lacks what it lacks)
+ * 2 adds NW_FACT_FROZEN and the DELIVER flags, 3 NW_FACT_SWITCH, 4
+ * NW_FACT_STACK and the SWITCH flags WAITING and EXIT; an older stream is
+ * valid (it lacks what it lacks)
  */
-#define NW_FACTS_VERSION 3
+#define NW_FACTS_VERSION 4
 #define NW_FACT_MAX_SIZE 64
 
 enum nw_fact_kind {
@@ -48,6 +49,8 @@ enum nw_fact_kind {
 	NW_FACT_FROZEN,
 	/* a watched thread left the CPU runnable, or got it back */
 	NW_FACT_SWITCH,
+	/* the stacks a supervisor thread blocked in (--supervisor-stacks) */
+	NW_FACT_STACK,
 	NW_FACT_KIND_MAX,
 };
 
@@ -219,13 +222,17 @@ struct nw_fact_frozen {
  * Watched: a target whose wait just ended with a signal pending, until the
  * delivery or its next syscall (only its runnable switch-outs: the
  * scheduler's share of the signal's wait, --check-bound's pending_split);
- * a supervisor thread from its RECV's return until its next RECV, SEND or
- * ADDFD+SEND (every switch-out: running, runnable or blocked while it
- * handles the notification, handle_split).
+ * a supervisor thread, from its first RECV's return or reply on, every
+ * switch (handle_split, queue_split; version 3: only while it held a
+ * notification, from its RECV's return to its next RECV, SEND or
+ * ADDFD+SEND).
  */
 #define NW_SWITCH_OUT 0x01 /* tid was switched out */
 #define NW_SWITCH_IN 0x02 /* tid was switched in */
 #define NW_SWITCH_RUNNABLE 0x04 /* OUT: runnable (preempted), else asleep */
+/* OUT asleep in NOTIF_RECV or a poll, select or epoll wait: receiving */
+#define NW_SWITCH_WAITING 0x08
+#define NW_SWITCH_EXIT 0x10 /* the supervisor thread exits: no more */
 
 struct nw_fact_switch {
 	struct nw_fact_hdr h;
@@ -233,11 +240,28 @@ struct nw_fact_switch {
 	__u32 pad;
 };
 
+/*
+ * NW_FACT_STACK: right after a supervisor thread's asleep SWITCH OUT (not
+ * a receiving one), with --supervisor-stacks: the ids of its kernel
+ * and user stacks in the object's stack map, or -errno where
+ * bpf_get_stackid() failed (counted in lost_stacks).
+ */
+#define NW_STACK_DEPTH 127 /* frames kept: the kernel's default maximum */
+#define NW_STACK_ENTRIES 4096 /* distinct stacks: 4 MiB of map */
+
+struct nw_fact_stack {
+	struct nw_fact_hdr h;
+	__s32 kstack;
+	__s32 ustack;
+};
+
 /* Counters the reporter reads from the BPF object's .bss. */
 struct nw_fact_counters {
 	__u64 lost_facts; /* ring buffer full */
 	/* a listener walk gave up (bpf_loop's bound) before finding the knotif */
 	__u64 walk_exhausted;
+	/* --supervisor-stacks: a stack not taken (map full, a fault) */
+	__u64 lost_stacks;
 };
 
 /* The size of a fact of this kind, 0 for an unknown kind. */
@@ -264,6 +288,8 @@ static inline unsigned int nw_fact_size(unsigned int kind)
 		return sizeof(struct nw_fact_frozen);
 	case NW_FACT_SWITCH:
 		return sizeof(struct nw_fact_switch);
+	case NW_FACT_STACK:
+		return sizeof(struct nw_fact_stack);
 	}
 	return 0;
 }

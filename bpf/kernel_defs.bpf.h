@@ -4,6 +4,14 @@
 #define KERNEL_DEFS_BPF_H
 
 #define NR_IOCTL 16 /* x86_64 */
+/* the waits a supervisor polls its listener in (x86_64) */
+#define NR_POLL 7
+#define NR_SELECT 23
+#define NR_EPOLL_WAIT 232
+#define NR_PSELECT6 270
+#define NR_PPOLL 271
+#define NR_EPOLL_PWAIT 281
+#define NR_EPOLL_PWAIT2 441
 #define ERESTARTSYS 512
 #define SIGKILL 9
 #define TASK_INTERRUPTIBLE 0x1

@@ -168,6 +168,8 @@ struct nw_counters {
 	 * not identify (the joiner's unidentified count).
 	 */
 	__u64 unidentified;
+	/* --supervisor-stacks: stacks BPF could not take (map full, a fault) */
+	__u64 lost_stacks;
 };
 
 #endif /* NOTIFWAIT_H */

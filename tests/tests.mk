@@ -7,7 +7,8 @@ CC ?= cc
 WORKLOAD_DIR := tests/workload
 WORKLOAD_SRCS := $(wildcard $(WORKLOAD_DIR)/*.c)
 WORKLOAD_HDRS := $(wildcard $(WORKLOAD_DIR)/*.h)
-WORKLOAD_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror
+# frame pointers: profilers unwind the supervisor's user stacks by them
+WORKLOAD_CFLAGS ?= -std=gnu11 -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 WORKLOAD_LDLIBS := -lseccomp -lpthread
 IT_ARGS ?=
 

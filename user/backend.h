@@ -24,6 +24,7 @@ struct backend_config {
 	int syscall_nr; /* -1: any */
 	bool trace_descendants; /* only targets in the traced set */
 	unsigned int ringbuf_bytes; /* 0: the object's default */
+	bool want_stacks; /* --supervisor-stacks: STACK facts, a stack map */
 };
 
 struct backend_variant {
@@ -62,6 +63,9 @@ int backend_records_fd(struct backend *b);
 /* Adds a process to the traced set (with its later descendants). */
 int backend_trace_tgid(struct backend *b, pid_t tgid);
 void backend_counters(struct backend *b, struct nw_counters *out);
+/* --supervisor-stacks: stack map @id into @ips (@size bytes); 0 or -1, errno */
+int backend_stack_lookup(struct backend *b, __s32 id, __u64 *ips,
+			 size_t size);
 void backend_stop(struct backend *b);
 
 /* backend_facts.c: the facts object. */

@@ -68,6 +68,9 @@ int backend_facts_try(struct backend *b, const struct backend_variant *v,
 	skel->rodata->targ_tgid = cfg->target_tgid;
 	skel->rodata->targ_nr = cfg->syscall_nr;
 	skel->rodata->filter_traced = cfg->trace_descendants;
+	skel->rodata->want_stacks = cfg->want_stacks;
+	if (cfg->want_stacks)
+		bpf_map__set_max_entries(skel->maps.stacks, NW_STACK_ENTRIES);
 	if (cfg->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.facts, cfg->ringbuf_bytes);
 	bpf_object__for_each_program(p, skel->obj)
@@ -113,6 +116,14 @@ int backend_facts_trace_tgid(struct backend *b, pid_t tgid)
 				    &one, sizeof(one), BPF_ANY);
 }
 
+int backend_stack_lookup(struct backend *b, __s32 id, __u64 *ips, size_t size)
+{
+	return bpf_map__lookup_elem(b->facts->maps.stacks, &id, sizeof(id), ips,
+				    size, 0) ?
+		       -1 :
+		       0;
+}
+
 /* The joiner's counters are the reporter's: main.c adds them. */
 void backend_facts_counters(struct backend *b, struct nw_counters *out)
 {
@@ -120,6 +131,7 @@ void backend_facts_counters(struct backend *b, struct nw_counters *out)
 
 	memset(out, 0, sizeof(*out));
 	out->lost_records = b->facts->bss->counters.lost_facts;
+	out->lost_stacks = b->facts->bss->counters.lost_stacks;
 	bpf_object__for_each_program(p, b->facts->obj)
 		out->missed_runs += backend_prog_misses(p);
 }

@@ -52,6 +52,8 @@ static const char usage[] =
 	"      --timeline FILE    draw the notifications into FILE.svg or FILE.html\n"
 	"      --timeline-slowest N  only the N slowest (default: all, up to 2000)\n"
 	"      --timeline-window START:END  only seconds START to END after start\n"
+	"      --supervisor-stacks FILE  write the stacks supervisor threads blocked\n"
+	"                         in while holding a notification, folded, to FILE\n"
 	"      --record FILE      also write the raw facts to FILE, for --replay\n"
 	"      --replay FILE      report a recording instead of tracing: no root,\n"
 	"                         no BPF; takes the report options and -s\n"
@@ -83,6 +85,7 @@ enum { OPT_AS_ROOT = 1100 };
 enum { OPT_RECORD = 1200, OPT_REPLAY };
 enum { OPT_RINGBUF_SIZE = 1024 };
 enum { OPT_RESTART_THRESHOLD = 1300 };
+enum { OPT_SUPERVISOR_STACKS = 1400 };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -110,6 +113,7 @@ static const struct option long_options[] = {
 	{ "timeline-window", required_argument, NULL, OPT_TIMELINE_WINDOW },
 	{ "user", required_argument, NULL, 'u' },
 	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
+	{ "supervisor-stacks", required_argument, NULL, OPT_SUPERVISOR_STACKS },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -392,6 +396,11 @@ static enum cli_result parse_one(int opt, const char *arg, struct env *env,
 	case OPT_AS_ROOT:
 		env->as_root = true;
 		break;
+	case OPT_SUPERVISOR_STACKS:
+		if (!*arg)
+			return fail("%s", "--supervisor-stacks needs a path");
+		env->supervisor_stacks = arg;
+		break;
 	case OPT_RECORD:
 		if (!*arg)
 			return fail("%s", "--record needs a path");
@@ -457,6 +466,8 @@ static enum cli_result cli_check_replay(const struct env *env)
 	if (bad)
 		return fail("--replay reports what was recorded: %s does not apply (it chose what was traced)",
 			    bad);
+	if (env->supervisor_stacks)
+		return fail("%s", "--replay cannot write --supervisor-stacks: a recording holds stack ids, the stacks stayed in the live run's BPF map");
 	return CLI_OK;
 }
 

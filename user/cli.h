@@ -41,6 +41,7 @@ struct env {
 	const char *run_as_user; /* -u USER: COMMAND's user */
 	bool as_root; /* --as-root: COMMAND stays root under sudo */
 	const char *record; /* --record FILE: the facts, for --replay */
+	const char *supervisor_stacks; /* --supervisor-stacks FILE: folded */
 	const char *replay; /* --replay FILE: report a recording, no tracing */
 	bool ringbuf_given, max_notifs_given; /* for --replay's checks */
 };

@@ -24,6 +24,9 @@ static const char *const num_keys[FINDING_COUNT][NW_FINDING_NUMS] = {
 	[FINDING_SUPERVISOR_STARVED] = { "threshold_percent",
 					 "max_runnable_percent", "runnable_ns",
 					 "handle_ns" },
+	[FINDING_SUPERVISOR_BLOCKED] = { "threshold_percent",
+					 "max_blocked_percent", "blocked_ns",
+					 "handle_ns", "top_stack_ns" },
 };
 
 enum {
@@ -58,6 +61,8 @@ static const char *const advice[FINDING_COUNT] = {
 		"the cgroup freezer (docker pause, systemd freezing a unit) interrupts waits without a signal and the syscall restarts as a new notification: handle requests idempotently and expect ENOENT on the old id",
 	[FINDING_SUPERVISOR_STARVED] =
 		"the supervisor waited for a CPU while it handled notifications: give it CPU time (cgroup cpu.weight or cpu.max, a CPU of its own away from busy targets) or fewer runnable threads beside it",
+	[FINDING_SUPERVISOR_BLOCKED] =
+		"the supervisor slept through most of its handle time (disk, a lock, a call to another process): see where with --supervisor-stacks; answer first and finish the work after, or hand slow work to more workers",
 	[FINDING_SIGNAL_DELAY_OVER_BUDGET] =
 		"the supervisor's handle time holds the target's signals past the budget: reply sooner (answer first, finish the work after) or run more workers",
 };
@@ -70,6 +75,7 @@ static const char *const kind_names[FINDING_COUNT] = {
 	[FINDING_INTERRUPTED_BY_FREEZER] = "interrupted_by_freezer",
 	[FINDING_SIGNAL_DELAY_OVER_BUDGET] = "signal_delay_over_budget",
 	[FINDING_SUPERVISOR_STARVED] = "supervisor_starved",
+	[FINDING_SUPERVISOR_BLOCKED] = "supervisor_blocked",
 };
 
 const char *finding_kind_name(enum finding_kind k)
@@ -137,6 +143,7 @@ void findings_init(struct findings *f, const struct findings_config *cfg)
 	f->acc[FINDING_SIGNAL_DELAY_OVER_BUDGET].num[BUDGET_NS] =
 		f->cfg.budget_ns;
 	f->acc[FINDING_SUPERVISOR_STARVED].num[0] = NW_STARVED_PERCENT;
+	f->acc[FINDING_SUPERVISOR_BLOCKED].num[0] = NW_BLOCKED_PERCENT;
 }
 
 static void names_add(struct finding_names *l, const char *name, bool flag)
@@ -475,17 +482,58 @@ static void add_budget(struct findings *f, const struct knotif *k,
 	example_add(a, k->ev.key.id, worst);
 }
 
-static bool starved(const struct finding_sup *p)
+/* The share of handle time in one state that makes the finding. */
+static unsigned long long sup_part(const struct finding_sup *p, bool blocked)
 {
-	return p->n >= NW_STARVED_MIN_SPLITS && p->handle_ns &&
-	       p->runnable_ns * 100 >= p->handle_ns * NW_STARVED_PERCENT;
+	return blocked ? p->blocked_ns : p->runnable_ns;
 }
 
-/* The supervisors runnable much of their handle time (handle_split). */
-static void add_starved(struct findings *f, const struct knotif *k,
-			const char *supervisor)
+static bool over_share(const struct finding_sup *p, bool blocked)
 {
-	struct finding_acc *a = &f->acc[FINDING_SUPERVISOR_STARVED];
+	unsigned int percent = blocked ? NW_BLOCKED_PERCENT :
+					 NW_STARVED_PERCENT;
+
+	return p->n >= NW_STARVED_MIN_SPLITS && p->handle_ns &&
+	       sup_part(p, blocked) * 100 >= p->handle_ns * percent;
+}
+
+/* The verdict per supervisor may change: recount from the table. */
+static void judge_sups(struct findings *f, enum finding_kind kind,
+		       const struct finding_sup *p, __u64 id, __u64 part)
+{
+	bool blocked = kind == FINDING_SUPERVISOR_BLOCKED;
+	struct finding_acc *a = &f->acc[kind];
+	unsigned int i;
+
+	memset(&a->supervisors, 0, sizeof(a->supervisors));
+	a->count = 0;
+	a->num[1] = a->num[2] = a->num[3] = 0;
+	for (i = 0; i < f->nsups; i++) {
+		const struct finding_sup *q = &f->sups[i];
+		struct finding_name *nm;
+
+		if (!over_share(q, blocked))
+			continue;
+		a->count++;
+		max_into(&a->num[1], sup_part(q, blocked) * 100 / q->handle_ns);
+		a->num[2] += sup_part(q, blocked);
+		a->num[3] += q->handle_ns;
+		nm = &a->supervisors.v[a->supervisors.n++];
+		_Static_assert(sizeof(nm->name) == sizeof(q->name), "names");
+		memcpy(nm->name, q->name, sizeof(nm->name));
+		nm->count = q->n;
+	}
+	if (over_share(p, blocked) && part)
+		example_add(a, id, part);
+}
+
+/*
+ * The supervisors runnable (supervisor_starved) or asleep
+ * (supervisor_blocked) much of their handle time (handle_split).
+ */
+static void add_sup_shares(struct findings *f, const struct knotif *k,
+			   const char *supervisor)
+{
 	struct finding_sup *p = NULL;
 	unsigned int i;
 
@@ -505,26 +553,18 @@ static void add_starved(struct findings *f, const struct knotif *k,
 			k->handle_split.runnable_ns +
 			k->handle_split.blocked_ns;
 	p->runnable_ns += k->handle_split.runnable_ns;
-	/* the verdict per supervisor may change: recount from the table */
-	memset(&a->supervisors, 0, sizeof(a->supervisors));
-	a->count = 0;
-	a->num[1] = a->num[2] = a->num[3] = 0;
-	for (i = 0; i < f->nsups; i++) {
-		const struct finding_sup *q = &f->sups[i];
-		struct finding_name *nm;
+	p->blocked_ns += k->handle_split.blocked_ns;
+	judge_sups(f, FINDING_SUPERVISOR_STARVED, p, k->ev.key.id,
+		   k->handle_split.runnable_ns);
+	judge_sups(f, FINDING_SUPERVISOR_BLOCKED, p, k->ev.key.id,
+		   k->handle_split.blocked_ns);
+}
 
-		if (!starved(q))
-			continue;
-		a->count++;
-		max_into(&a->num[1], q->runnable_ns * 100 / q->handle_ns);
-		a->num[2] += q->runnable_ns;
-		a->num[3] += q->handle_ns;
-		nm = &a->supervisors.v[a->supervisors.n++];
-		snprintf(nm->name, sizeof(nm->name), "%s", q->name);
-		nm->count = q->n;
-	}
-	if (starved(p) && k->handle_split.runnable_ns)
-		example_add(a, k->ev.key.id, k->handle_split.runnable_ns);
+void findings_set_top_stack(struct findings *f, const char *text,
+			    __u64 weight_ns)
+{
+	snprintf(f->top_stack, sizeof(f->top_stack), "%s", text ? text : "");
+	f->acc[FINDING_SUPERVISOR_BLOCKED].num[4] = text ? weight_ns : 0;
 }
 
 void findings_add(struct findings *f, const struct knotif *k)
@@ -540,7 +580,7 @@ void findings_add(struct findings *f, const struct knotif *k)
 	add_lost_reply(f, k, syscall, supervisor);
 	add_freezer(f, k, syscall, supervisor);
 	add_budget(f, k, syscall, supervisor);
-	add_starved(f, k, supervisor);
+	add_sup_shares(f, k, supervisor);
 }
 
 void findings_add_reply_failed(struct findings *f,
@@ -637,6 +677,8 @@ unsigned int findings_report(const struct findings *f,
 		o->ex = a->ex;
 		o->nex = a->nex;
 		o->advice = advice[kind];
+		if (kind == FINDING_SUPERVISOR_BLOCKED && f->top_stack[0])
+			o->top_stack = f->top_stack;
 		if (kind == FINDING_RESTART_STORM)
 			o->num[STORM_UNTRACKED].v = f->chains_untracked;
 		if (kind == FINDING_RESTART_STORM &&

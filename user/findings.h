@@ -28,6 +28,7 @@ enum finding_kind {
 	FINDING_INTERRUPTED_BY_FREEZER,
 	FINDING_SIGNAL_DELAY_OVER_BUDGET,
 	FINDING_SUPERVISOR_STARVED,
+	FINDING_SUPERVISOR_BLOCKED,
 	FINDING_COUNT,
 };
 
@@ -84,10 +85,13 @@ struct finding_ended {
 #define NW_STARVED_PERCENT 20
 #define NW_STARVED_MIN_SPLITS 3
 
-/* A supervisor's handle time by state, for supervisor_starved. */
+/* supervisor_blocked: asleep this share of its handle time, or more */
+#define NW_BLOCKED_PERCENT 50
+
+/* A supervisor's handle time by state: supervisor_starved and _blocked. */
 struct finding_sup {
 	char name[48];
-	unsigned long long n, handle_ns, runnable_ns;
+	unsigned long long n, handle_ns, runnable_ns, blocked_ns;
 };
 
 /* A syscall that is restarting now, by thread. */
@@ -118,6 +122,7 @@ struct findings {
 	} ended_chains[64];
 	unsigned int ended_chains_next;
 	unsigned long long chains_untracked; /* over NW_FINDING_CHAINS */
+	char top_stack[1024]; /* supervisor_blocked: the heaviest stack */
 	unsigned long long storms_killable; /* restart_storms under the flag */
 	unsigned long long interrupted_unreceived; /* all, for the share */
 	struct finding_ended ended[NW_FINDING_ENDED]; /* a ring */
@@ -142,6 +147,7 @@ struct finding {
 	const struct finding_example *ex;
 	unsigned int nex;
 	const char *advice;
+	const char *top_stack; /* supervisor_blocked with stacks, or NULL */
 };
 
 void findings_init(struct findings *f, const struct findings_config *cfg);
@@ -150,6 +156,9 @@ void findings_add_reply_failed(struct findings *f,
 			       const struct nw_reply_failed_event *r);
 /* Tracing ended: chains still restarting count now. */
 void findings_finish(struct findings *f);
+/* --supervisor-stacks: the heaviest folded stack, for supervisor_blocked. */
+void findings_set_top_stack(struct findings *f, const char *text,
+			    __u64 weight_ns);
 /* The findings present, most severe first; returns how many (<= COUNT). */
 unsigned int findings_report(const struct findings *f,
 			     struct finding out[FINDING_COUNT]);

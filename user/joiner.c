@@ -12,6 +12,7 @@
 #include "facts.h"
 #include "joiner.h"
 #include "knotif_table.h"
+#include "sup_history.h"
 
 #define ERESTARTSYS 512
 #define SIGKILL 9
@@ -35,6 +36,7 @@ union fact {
 	struct nw_fact_deliver deliver;
 	struct nw_fact_frozen frozen;
 	struct nw_fact_switch sw;
+	struct nw_fact_stack stack;
 	unsigned char bytes[NW_FACT_MAX_SIZE];
 };
 
@@ -80,14 +82,22 @@ struct thread {
 	/* since its last wait's end: runnable, off the CPU (SWITCH facts) */
 	__u64 t_switched_out_ns;
 	__u64 preempted_ns;
-	/* a supervisor thread handling what its last RECV returned */
-	struct {
-		bool active;
-		struct nw_knotif_key key;
-		__u64 t_start_ns, t_out_ns, runnable_ns, blocked_ns;
-		bool out_runnable;
-	} hs;
+	struct sup_thread *sup; /* a supervisor thread: it received or replied */
 	UT_hash_handle hh;
+};
+
+/* What a supervisor thread is doing, for its listener's queue_split. */
+enum sup_state {
+	SUP_RUNNING, /* on a CPU or preempted, not waiting to receive */
+	SUP_RECEIVING, /* asleep in RECV or a poll, or woken from there */
+	SUP_ASLEEP, /* asleep elsewhere */
+};
+
+struct sup_thread {
+	__u64 filter; /* the listener it last received from or replied to */
+	__u8 state; /* enum sup_state */
+	__u64 known_since_ns; /* every switch of it since is a fact */
+	struct sup_history history;
 };
 
 /* A queued signal waiting for its delivery, by (tid, sig): like sigpend. */
@@ -109,6 +119,10 @@ struct sigpend {
 struct listener {
 	__u64 filter;
 	unsigned int held;
+	/* its supervisor threads, those receiving, those asleep elsewhere */
+	unsigned int sup_threads, receiving, asleep;
+	__u64 t_totals_ns; /* totals[] run up to here */
+	__u64 totals[NW_QUEUE_STATES]; /* ns in each enum nw_queue_state */
 	__u64 last_id; /* the newest one held */
 	__u32 holder_tgid, holder_tid;
 	UT_hash_handle hh;
@@ -269,6 +283,8 @@ static struct knotif *knotif_find(struct joiner *j,
 	return knotif_table_find(j->table, key);
 }
 
+static void queue_snapshot(struct joiner *j, struct knotif *k);
+
 /* A notification to follow from now on; NULL when ended, dropped or full. */
 static struct knotif *knotif_start(struct joiner *j,
 				   const struct nw_knotif_key *key)
@@ -289,6 +305,7 @@ static struct knotif *knotif_start(struct joiner *j,
 	}
 	k->ev.kind = NW_REC_KNOTIF;
 	k->ev.arch = NW_AUDIT_ARCH_X86_64;
+	queue_snapshot(j, k);
 	return k;
 }
 
@@ -314,6 +331,134 @@ static struct listener *listener_of(struct joiner *j, __u64 filter)
 	return l;
 }
 
+/* ---- queue_split: the listener's supervisor threads over time ------------ */
+
+static enum nw_queue_state listener_state(const struct listener *l)
+{
+	if (l->receiving)
+		return NW_QUEUE_RUNNABLE;
+	if (l->held)
+		return NW_QUEUE_BUSY;
+	if (l->asleep)
+		return NW_QUEUE_BLOCKED;
+	if (l->sup_threads)
+		return NW_QUEUE_NO_RECEIVER;
+	return NW_QUEUE_UNKNOWN;
+}
+
+/* Run the totals up to the fact being applied, before a count changes. */
+static void listener_advance(struct joiner *j, struct listener *l)
+{
+	__u64 now = j->applied_ns;
+
+	if (now <= l->t_totals_ns)
+		return;
+	if (l->t_totals_ns)
+		l->totals[listener_state(l)] += now - l->t_totals_ns;
+	l->t_totals_ns = now;
+}
+
+static void sup_count(struct joiner *j, struct sup_thread *s, int delta)
+{
+	struct listener *l;
+
+	HASH_FIND(hh, j->listeners, &s->filter, sizeof(__u64), l);
+	if (!l)
+		return;
+	listener_advance(j, l);
+	l->sup_threads += delta;
+	if (s->state == SUP_RECEIVING)
+		l->receiving += delta;
+	else if (s->state == SUP_ASLEEP)
+		l->asleep += delta;
+}
+
+static void sup_set_state(struct joiner *j, struct sup_thread *s, __u8 state)
+{
+	if (s->state == state)
+		return;
+	sup_count(j, s, -1);
+	s->state = state;
+	sup_count(j, s, 1);
+}
+
+/* A thread received from or replied to @filter: it serves that listener. */
+static struct sup_thread *sup_of(struct joiner *j, struct thread *t,
+				 __u64 filter, __u64 t_ns)
+{
+	struct sup_thread *s = t->sup;
+
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s) {
+			j->c.no_memory++;
+			return NULL;
+		}
+		s->known_since_ns = t_ns;
+		t->sup = s;
+	} else if (s->filter == filter) {
+		sup_set_state(j, s, SUP_RUNNING);
+		return s;
+	} else {
+		sup_count(j, s, -1);
+	}
+	if (!listener_of(j, filter))
+		return s;
+	s->filter = filter;
+	s->state = SUP_RUNNING;
+	sup_count(j, s, 1);
+	return s;
+}
+
+/* A new notification: its listener's totals now, to subtract at RECV. */
+static void queue_snapshot(struct joiner *j, struct knotif *k)
+{
+	struct listener *l = listener_of(j, k->ev.key.filter);
+
+	if (!l)
+		return;
+	listener_advance(j, l);
+	memcpy(k->queue_snap, l->totals, sizeof(k->queue_snap));
+	k->queue_snap_ns = j->applied_ns;
+	k->queue_snap_state = listener_state(l);
+}
+
+/*
+ * At its RECV's return: the totals since it was first seen, and the time
+ * from its start to that sighting in the state the listener was in then.
+ * The parts add up to queue_ns (t_notify_ns to t_recv_ns) exactly.
+ */
+static void queue_split(struct joiner *j, struct knotif *k)
+{
+	struct listener *l;
+	__u64 sum = 0, whole;
+	unsigned int i, top = 0;
+
+	HASH_FIND(hh, j->listeners, &k->ev.key.filter, sizeof(__u64), l);
+	if (!l || !k->queue_snap_ns ||
+	    !nw_span(k->ev.t_notify_ns, k->ev.t_recv_ns, &whole))
+		return;
+	listener_advance(j, l);
+	for (i = 0; i < NW_QUEUE_STATES; i++) {
+		k->queue_split[i] = l->totals[i] - k->queue_snap[i];
+		sum += k->queue_split[i];
+		if (k->queue_split[i] > k->queue_split[top])
+			top = i;
+	}
+	if (whole >= sum) {
+		k->queue_split[k->queue_snap_state] += whole - sum;
+	} else {
+		/* its start moved after the sighting (fentry's bracket) */
+		i = k->queue_split[k->queue_snap_state] >= sum - whole ?
+			    k->queue_snap_state :
+			    top;
+		if (k->queue_split[i] < sum - whole)
+			return;
+		k->queue_split[i] -= sum - whole;
+	}
+	k->have_queue_split = true;
+}
+
 /* The supervisor answers (or gives up on) a notification it received. */
 static void release_held(struct joiner *j, struct knotif *k)
 {
@@ -323,8 +468,10 @@ static void release_held(struct joiner *j, struct knotif *k)
 		return;
 	k->held = false;
 	HASH_FIND(hh, j->listeners, &k->ev.key.filter, sizeof(__u64), l);
-	if (l && l->held)
+	if (l && l->held) {
+		listener_advance(j, l);
 		l->held--;
+	}
 }
 
 /* Unreceived at its end: was the listener's supervisor busy with another? */
@@ -788,85 +935,112 @@ static void on_deliver(struct joiner *j, const struct nw_fact_deliver *f)
 	free(p);
 }
 
-/* A thread on its way from a wait's end to a signal's delivery. */
-static void on_switch(struct joiner *j, const struct nw_fact_switch *f)
+/* The switches of a target on its way to a signal's delivery. */
+static void target_switch(struct thread *t, const struct nw_fact_switch *f)
 {
-	struct thread *t = thread_find(j, f->tid);
-
-	if (!t)
-		return;
 	if (f->h.flags & NW_SWITCH_OUT) {
 		if (f->h.flags & NW_SWITCH_RUNNABLE)
 			t->t_switched_out_ns = f->h.t_ns;
-		if (t->hs.active) {
-			t->hs.t_out_ns = f->h.t_ns;
-			t->hs.out_runnable = f->h.flags & NW_SWITCH_RUNNABLE;
-		}
 		return;
 	}
 	if (t->t_switched_out_ns) {
 		t->preempted_ns += f->h.t_ns - t->t_switched_out_ns;
 		t->t_switched_out_ns = 0;
 	}
-	if (t->hs.active && t->hs.t_out_ns) {
-		__u64 off = f->h.t_ns - t->hs.t_out_ns;
+}
 
-		if (t->hs.out_runnable)
-			t->hs.runnable_ns += off;
-		else
-			t->hs.blocked_ns += off;
-		t->hs.t_out_ns = 0;
+/* A supervisor thread's switch: its history, its listener's state. */
+static void sup_switch(struct joiner *j, struct thread *t,
+		       const struct nw_fact_switch *f)
+{
+	struct sup_thread *s = t->sup;
+
+	if (f->h.flags & NW_SWITCH_EXIT) {
+		sup_count(j, s, -1);
+		free(s);
+		t->sup = NULL;
+		return;
 	}
+	if (f->h.flags & NW_SWITCH_IN) {
+		sup_history_push(&s->history, f->h.t_ns, SUP_IN);
+		if (s->state == SUP_ASLEEP)
+			sup_set_state(j, s, SUP_RUNNING);
+		return;
+	}
+	if (f->h.flags & NW_SWITCH_RUNNABLE) {
+		sup_history_push(&s->history, f->h.t_ns, SUP_OUT_RUNNABLE);
+		return;
+	}
+	sup_history_push(&s->history, f->h.t_ns, SUP_OUT_BLOCKED);
+	sup_set_state(j, s,
+		      f->h.flags & NW_SWITCH_WAITING ? SUP_RECEIVING :
+						       SUP_ASLEEP);
+}
+
+static void on_switch(struct joiner *j, const struct nw_fact_switch *f)
+{
+	struct thread *t = thread_find(j, f->tid);
+
+	if (!t)
+		return;
+	target_switch(t, f);
+	if (t->sup)
+		sup_switch(j, t, f);
+}
+
+static void on_stack(struct joiner *j, const struct nw_fact_stack *f)
+{
+	struct thread *t = thread_find(j, f->h.tid);
+
+	if (t && t->sup)
+		sup_history_stack(&t->sup->history, f->h.t_ns, f->kstack,
+				  f->ustack);
 }
 
 static __u8 reply_kind(const struct nw_fact_reply *r);
 
+struct blocked_ctx {
+	struct joiner *j;
+	const struct thread *t;
+};
+
+static void blocked_stack(void *ctx, const struct sup_switch *out,
+			  __u64 weight_ns)
+{
+	struct blocked_ctx *b = ctx;
+
+	b->j->cfg.stack(b->t->tgid, b->t->tid, b->t->comm, out->kstack,
+			out->ustack, weight_ns, b->j->cfg.ctx);
+}
+
 /*
- * The reply ends the handling: the RECV thread's time since its RECV,
- * split by its switches. Another thread's reply (a worker pool) is not
- * split: the RECV thread's switches say nothing of the replier's.
+ * The reply ends the handling: the replier's time since the RECV, split
+ * by its switches, whichever thread received it (worker pools). A replier
+ * first seen at this reply was not followed before it: no split.
  */
 static void end_handling(struct joiner *j, struct knotif *k,
-			 const struct nw_fact_reply *f)
+			 const struct nw_fact_reply *f, struct thread *t)
 {
-	struct thread *t = thread_find(j, k->supervisor_tid);
-	__u64 total, off;
+	struct blocked_ctx b = { .j = j, .t = t };
+	struct sup_split split;
 
 	if (k->have_handle_split || !k->ev.t_recv_ns || !reply_kind(f))
 		return;
 	k->have_handle_split = true;
 	k->handle_split.thread = f->h.tid;
 	k->handle_split.recv_thread = k->supervisor_tid;
-	if (!t || f->h.tid != k->supervisor_tid || !t->hs.active ||
-	    memcmp(&t->hs.key, &k->ev.key, sizeof(k->ev.key)) ||
-	    f->h.t_ns < t->hs.t_start_ns)
+	if (!t->sup ||
+	    !sup_history_split(&t->sup->history, t->sup->known_since_ns,
+			       k->ev.t_recv_ns, f->h.t_ns, &split,
+			       j->cfg.stack ? blocked_stack : NULL, &b))
 		return;
-	total = f->h.t_ns - t->hs.t_start_ns;
-	off = t->hs.runnable_ns + t->hs.blocked_ns;
-	if (off <= total) {
-		k->handle_split.known = true;
-		k->handle_split.running_ns = total - off;
-		k->handle_split.runnable_ns = t->hs.runnable_ns;
-		k->handle_split.blocked_ns = t->hs.blocked_ns;
-	}
-	t->hs.active = false;
+	k->handle_split.known = true;
+	k->handle_split.running_ns = split.running_ns;
+	k->handle_split.runnable_ns = split.runnable_ns;
+	k->handle_split.blocked_ns = split.blocked_ns;
 }
 
 /* ---- the supervisor's side ---------------------------------------------- */
-
-/* From its RECV's return, the thread's switches split the handle time. */
-static void start_handling(struct joiner *j, const struct knotif *k,
-			   const struct nw_fact_recv *f)
-{
-	struct thread *t = thread_of(j, f->h.tid, f->h.tgid);
-
-	if (!t)
-		return;
-	memset(&t->hs, 0, sizeof(t->hs));
-	t->hs.active = true;
-	t->hs.key = k->ev.key;
-	t->hs.t_start_ns = f->h.t_ns;
-}
 
 static void hold(struct joiner *j, struct knotif *k, __u32 tgid, __u32 tid)
 {
@@ -875,6 +1049,7 @@ static void hold(struct joiner *j, struct knotif *k, __u32 tgid, __u32 tid)
 	if (!l || k->held)
 		return;
 	k->held = true;
+	listener_advance(j, l);
 	l->held++;
 	l->last_id = k->ev.key.id;
 	l->holder_tgid = tgid;
@@ -885,6 +1060,7 @@ static void on_recv(struct joiner *j, const struct nw_fact_recv *f)
 {
 	struct nw_knotif_key key = { .filter = f->filter, .id = f->id };
 	struct knotif *k = knotif_find(j, &key);
+	struct thread *sup = thread_of(j, f->h.tid, f->h.tgid);
 	struct thread *target = NULL;
 
 	if (f->target_tid)
@@ -910,8 +1086,10 @@ static void on_recv(struct joiner *j, const struct nw_fact_recv *f)
 	k->ev.t_recv_ns = f->h.t_ns;
 	k->ev.supervisor_tgid = f->h.tgid;
 	k->supervisor_tid = f->h.tid;
+	queue_split(j, k);
+	if (sup)
+		sup_of(j, sup, f->filter, f->h.t_ns);
 	hold(j, k, f->h.tgid, f->h.tid);
-	start_handling(j, k, f);
 	k->ev.supervisor_seen_pid = f->seen_pid;
 	if (f->h.flags & NW_RECV_FILTER_KILLABLE)
 		k->ev.filter_killable = 1;
@@ -941,6 +1119,7 @@ static void on_reply(struct joiner *j, const struct nw_fact_reply *f)
 
 	if (!t)
 		return;
+	sup_of(j, t, f->filter, f->h.t_ns);
 	if (t->reply.set) {
 		/* its REPLY_DONE was lost: that reply holds its record no more */
 		struct knotif *prev = knotif_find(
@@ -956,7 +1135,7 @@ static void on_reply(struct joiner *j, const struct nw_fact_reply *f)
 	if (!k)
 		return;
 	release_held(j, k);
-	end_handling(j, k, f);
+	end_handling(j, k, f, t);
 	k->replies_in_flight++;
 	if ((f->h.flags & NW_REPLY_OP_MASK) == NW_REPLY_OP_ADDFD &&
 	    knotif_open(k))
@@ -1092,6 +1271,9 @@ static void apply(struct joiner *j, const union fact *f)
 	case NW_FACT_SWITCH:
 		on_switch(j, &f->sw);
 		break;
+	case NW_FACT_STACK:
+		on_stack(j, &f->stack);
+		break;
 	}
 }
 
@@ -1151,6 +1333,7 @@ void joiner_free(struct joiner *j)
 	}
 	HASH_ITER(hh, j->threads, t, tt) {
 		HASH_DEL(j->threads, t);
+		free(t->sup);
 		free(t);
 	}
 	HASH_ITER(hh, j->sigpend, p, pt) {

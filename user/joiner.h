@@ -22,12 +22,20 @@
 typedef void (*joiner_knotif_fn)(struct knotif *k, void *ctx);
 typedef void (*joiner_reply_failed_fn)(const struct nw_reply_failed_event *r,
 				       void *ctx);
+/*
+ * A supervisor thread slept @weight_ns in these stacks (ids in BPF's stack
+ * map, or -errno) while it held a notification, from STACK facts.
+ */
+typedef void (*joiner_stack_fn)(__u32 tgid, __u32 tid, const char *comm,
+				__s32 kstack, __s32 ustack, __u64 weight_ns,
+				void *ctx);
 
 struct joiner_config {
 	unsigned int max_knotifs; /* notifications followed at once; 0: 10240 */
 	__u64 reorder_ns; /* 0: NW_REORDER_NS */
 	joiner_knotif_fn knotif; /* a finished (or, at the end, pending) record */
 	joiner_reply_failed_fn reply_failed; /* a SEND or ADDFD that failed */
+	joiner_stack_fn stack; /* NULL: stacks are not wanted */
 	void *ctx;
 };
 

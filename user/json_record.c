@@ -128,6 +128,30 @@ static void write_handle_split(struct json_writer *w, const struct knotif *k)
 	jw_end_object(w);
 }
 
+/* "supervisor_busy_ns" ... from queue_split's state names */
+static void write_queue_states(struct json_writer *w, const __u64 *ns)
+{
+	char key[40];
+	int i;
+
+	for (i = 0; i < NW_QUEUE_STATES; i++) {
+		snprintf(key, sizeof(key), "%s_ns", nw_queue_state_name(i));
+		jw_uint(w, key, ns[i]);
+	}
+}
+
+/* Issue #18: what the supervisor did while the notification was queued. */
+static void write_queue_split(struct json_writer *w, const struct knotif *k)
+{
+	if (!k->have_queue_split) {
+		jw_null(w, "queue_split");
+		return;
+	}
+	jw_begin_object(w, "queue_split");
+	write_queue_states(w, k->queue_split);
+	jw_end_object(w);
+}
+
 static void write_reply(struct json_writer *w, const struct knotif *k)
 {
 	const struct nw_knotif_event *e = &k->ev;
@@ -248,6 +272,7 @@ void json_write_knotif_bound(FILE *out, const struct knotif *k,
 	write_chain(&w, k);
 	write_reply(&w, k);
 	write_handle_split(&w, k);
+	write_queue_split(&w, k);
 	if (k->reply_failed) {
 		jw_begin_object(&w, "reply_failed");
 		jw_uint(&w, "t_ns", k->failure.t_ns);
@@ -296,6 +321,8 @@ void json_write_lost(FILE *out, const struct run_totals *t)
 	jw_uint(&w, "malformed", t->malformed);
 	jw_uint(&w, "no_memory", t->no_memory);
 	jw_uint(&w, "late_facts", t->late_facts);
+	if (t->stacks)
+		jw_uint(&w, "stacks_lost", t->bpf.lost_stacks);
 	jw_end_object(&w);
 	fputc('\n', out);
 }
@@ -323,6 +350,10 @@ static void write_groups(struct json_writer *w, const char *key,
 		jw_uint(w, "running_ns", g->running_ns);
 		jw_uint(w, "runnable_ns", g->runnable_ns);
 		jw_uint(w, "blocked_ns", g->blocked_ns);
+		jw_end_object(w);
+		jw_begin_object(w, "queue_state");
+		jw_uint(w, "split", g->queue_split);
+		write_queue_states(w, g->queue_ns);
 		jw_end_object(w);
 		jw_end_object(w);
 	}
@@ -402,6 +433,8 @@ static void write_findings(struct json_writer *w, const struct findings *fs)
 		for (j = 0; j < f->nex; j++)
 			jw_uint(w, NULL, f->ex[j].id);
 		jw_end_array(w);
+		if (f->top_stack)
+			jw_string(w, "top_stack", f->top_stack);
 		jw_end_object(w);
 		jw_string(w, "advice", f->advice);
 		jw_end_object(w);

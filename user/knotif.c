@@ -117,6 +117,19 @@ const char *nw_interrupt_result_name(enum nw_interrupt_result r)
 								    NULL;
 }
 
+const char *nw_queue_state_name(enum nw_queue_state s)
+{
+	static const char *const names[] = {
+		[NW_QUEUE_RUNNABLE] = "supervisor_runnable",
+		[NW_QUEUE_BUSY] = "supervisor_busy",
+		[NW_QUEUE_BLOCKED] = "supervisor_blocked",
+		[NW_QUEUE_NO_RECEIVER] = "no_receiver",
+		[NW_QUEUE_UNKNOWN] = "unknown",
+	};
+
+	return (unsigned int)s < NW_QUEUE_STATES ? names[s] : NULL;
+}
+
 __u64 knotif_chain_start(const struct knotif *k)
 {
 	if (k->t_chain_start_ns)

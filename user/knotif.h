@@ -69,6 +69,24 @@ struct nw_reply_failure {
 	__u32 supervisor_tgid;
 };
 
+/*
+ * What a listener's supervisor threads did while a notification waited to
+ * be received (queue_split), first state that holds wins.
+ */
+enum nw_queue_state {
+	/* a thread asleep in RECV or a poll on it, or woken from there */
+	NW_QUEUE_RUNNABLE,
+	/* none: a thread handled another notification of the listener */
+	NW_QUEUE_BUSY,
+	/* none: a thread asleep elsewhere */
+	NW_QUEUE_BLOCKED,
+	/* its threads ran other code, none waiting on the listener */
+	NW_QUEUE_NO_RECEIVER,
+	/* no thread of the listener's supervisor seen yet */
+	NW_QUEUE_UNKNOWN,
+	NW_QUEUE_STATES,
+};
+
 struct knotif {
 	struct nw_knotif_event ev;
 	bool have_event; /* the wait is closed (finished or pending) */
@@ -105,10 +123,18 @@ struct knotif {
 	/* the handle time of the thread that replied, by its switches */
 	bool have_handle_split;
 	struct {
-		bool known; /* the parts: the replier is the RECV thread */
+		bool known; /* the parts: the replier's switches were followed */
 		__u64 running_ns, runnable_ns, blocked_ns;
 		__u32 thread, recv_thread;
 	} handle_split;
+
+	/* the queue time by its listener's supervisor threads' state */
+	bool have_queue_split;
+	__u64 queue_split[NW_QUEUE_STATES];
+	/* the joiner's: its listener's totals and state when first seen */
+	__u64 queue_snap[NW_QUEUE_STATES];
+	__u64 queue_snap_ns;
+	__u8 queue_snap_state;
 
 	/* derived by knotif_derive() */
 	enum nw_outcome outcome;
@@ -135,6 +161,8 @@ const char *nw_notify_source_name(__u8 source);
 /* NULL for NW_INTR_NONE / NW_INTR_RESULT_NONE: JSON null */
 const char *nw_interrupt_cause_name(enum nw_interrupt_cause c);
 const char *nw_interrupt_result_name(enum nw_interrupt_result r);
+/* "supervisor_busy", ...: queue_split's keys without "_ns", metric labels */
+const char *nw_queue_state_name(enum nw_queue_state s);
 /* The start of this record's restart chain: its first attempt's, or 0. */
 __u64 knotif_chain_start(const struct knotif *k);
 /* From the chain's start to this return, on a record that ends a chain. */

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "command.h"
 #include "findings.h"
+#include "folded.h"
 #include "joiner.h"
 #include "output.h"
 #include "pid_check.h"
@@ -31,6 +32,7 @@
 #include "sink_prom.h"
 #include "sinks.h"
 #include "stats.h"
+#include "sup_stacks.h"
 #include "syscalls.h"
 #include "timeline_svg.h"
 
@@ -57,6 +59,8 @@ struct app {
 	__u64 replay_now_ns; /* the recording's clock */
 	__u64 replay_next_interval_ns; /* -i */
 	struct ring_buffer *rb;
+	struct sup_stacks *stacks; /* --supervisor-stacks */
+	FILE *stacks_out;
 	struct command cmd;
 	struct cmd_cred cred; /* who COMMAND runs as */
 	struct run_end end; /* signals, -d, and ending the COMMAND */
@@ -108,12 +112,74 @@ static void on_reply_failed(const struct nw_reply_failed_event *r, void *ctx)
 	sinks_reply_failed(&app->sinks, r);
 }
 
+/* The joiner: a supervisor thread slept in these stacks while it held one. */
+static void on_stack(__u32 tgid, __u32 tid, const char *comm, __s32 kstack,
+		     __s32 ustack, __u64 weight_ns, void *ctx)
+{
+	struct app *app = ctx;
+
+	if (app->env.supervisor_pid && tgid != (__u32)app->env.supervisor_pid)
+		return;
+	sup_stacks_add(app->stacks, tgid, tid, comm, kstack, ustack, weight_ns);
+}
+
+static int lookup_stack(void *ctx, __s32 id, __u64 ips[NW_SUP_STACK_DEPTH])
+{
+	struct app *app = ctx;
+	int n = 0;
+
+	memset(ips, 0, NW_SUP_STACK_DEPTH * sizeof(ips[0]));
+	if (backend_stack_lookup(&app->backend, id, ips,
+				 NW_SUP_STACK_DEPTH * sizeof(ips[0])))
+		return -errno;
+	while (n < NW_SUP_STACK_DEPTH && ips[n])
+		n++;
+	return n;
+}
+
+/* Opened with the report, so a bad path fails before tracing. */
+static int setup_stacks(struct app *app)
+{
+	struct nw_output *o;
+
+	if (!app->env.supervisor_stacks)
+		return 0;
+	o = output_open_path(app->env.supervisor_stacks);
+	if (!o)
+		return -EIO; /* said why */
+	app->stacks_out = output_file(o);
+	/* reads kallsyms now: no CAP_SYSLOG is kept after attaching */
+	app->stacks = sup_stacks_new(lookup_stack, app);
+	if (!app->stacks) {
+		fprintf(stderr, "notifwait: out of memory\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* At the end, while the map is still there: the folded stacks. */
+static void write_stacks(struct app *app)
+{
+	int err;
+
+	if (!app->stacks)
+		return;
+	err = sup_stacks_write(app->stacks, app->stacks_out);
+	if (err)
+		fprintf(stderr, "notifwait: --supervisor-stacks %s: %s\n",
+			app->env.supervisor_stacks, strerror(-err));
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct app *app = ctx;
 
+	const struct nw_fact_hdr *h = data;
+
 	if (app->rec)
 		recording_fact(app->rec, data, size);
+	if (app->stacks && size >= sizeof(*h) && h->kind == NW_FACT_STACK)
+		sup_stacks_seen(app->stacks, h->tgid);
 	joiner_feed(app->joiner, data, size);
 	return 0;
 }
@@ -130,6 +196,9 @@ static void totals(struct app *app, struct run_totals *t)
 	else
 		backend_counters(&app->backend, &t->bpf);
 	t->no_memory = app->no_memory;
+	t->stacks = app->stacks;
+	if (app->stacks)
+		t->bpf.lost_stacks += sup_stacks_unresolved(app->stacks);
 	if (app->joiner) {
 		joiner_counters(app->joiner, &jc);
 		t->bpf.dropped_knotifs += jc.dropped_knotifs;
@@ -240,6 +309,7 @@ static int new_joiner(struct app *app)
 		.max_knotifs = app->env.max_knotifs,
 		.knotif = on_ready,
 		.reply_failed = on_reply_failed,
+		.stack = app->stacks ? on_stack : NULL,
 		.ctx = app,
 	};
 
@@ -285,6 +355,7 @@ static int start_tracing(struct app *app)
 		.syscall_nr = app->env.syscall_nr,
 		.trace_descendants = app->have_cmd,
 		.ringbuf_bytes = app->env.ringbuf_bytes,
+		.want_stacks = app->env.supervisor_stacks != NULL,
 	};
 	int err;
 
@@ -373,6 +444,7 @@ static void run(struct app *app)
 	backend_counters(&app->backend, &app->bpf_final);
 	app->bpf_frozen = true;
 	joiner_finish(app->joiner);
+	write_stacks(app);
 	if (app->rec)
 		record_counters(app, &app->bpf_final);
 }
@@ -380,7 +452,11 @@ static void run(struct app *app)
 static void report_end(struct app *app)
 {
 	struct run_totals t;
+	struct folded_top top;
 
+	if (app->stacks &&
+	    folded_top(sup_stacks_folded(app->stacks), &top, 1) == 1)
+		findings_set_top_stack(&app->findings, top.text, top.weight);
 	findings_finish(&app->findings);
 	totals(app, &t);
 	sinks_finish(&app->sinks, &t);
@@ -393,6 +469,9 @@ static void report_end(struct app *app)
 		(unsigned long long)t.bpf.dropped_signals,
 		(unsigned long long)t.bpf.missed_runs,
 		(unsigned long long)t.bpf.unidentified);
+	if (app->stacks)
+		fprintf(stderr, ", supervisor stacks lost: %llu",
+			(unsigned long long)t.bpf.lost_stacks);
 	if (t.late_facts)
 		fprintf(stderr,
 			", facts out of order (later than the window): %llu",
@@ -462,6 +541,8 @@ static int prepare_report(struct app *app)
 	err = setup_sinks(app);
 	if (!err)
 		err = setup_bound_timeline(app);
+	if (!err)
+		err = setup_stacks(app);
 	if (err)
 		return err;
 	return setup_prom(app);
@@ -521,6 +602,8 @@ static int drop_privileges(struct app *app)
 		/* a COMMAND of another user is signalled at the end */
 		.kill = app->have_cmd && app->cred.uid != geteuid(),
 		.dac_override = app->env.prom_file != NULL,
+		/* a privileged supervisor's /proc/PID/maps, to name its frames */
+		.sys_ptrace = app->env.supervisor_stacks != NULL,
 	};
 	char kept[128];
 	int err;
@@ -554,6 +637,7 @@ static void cleanup(struct app *app)
 	if (app->rec)
 		recording_close(app->rec);
 	joiner_free(app->joiner);
+	sup_stacks_free(app->stacks);
 	recording_close_reader(app->replay);
 	sinks_destroy(&app->sinks);
 	stats_free(&app->stats);

@@ -201,7 +201,7 @@ static void drop_bounding(const cap_value_t *keep, int n)
 int privilege_drop(const struct keep_caps *want, bpf_probe_fn probe, void *ctx,
 		   char *kept, size_t len)
 {
-	cap_value_t keep[4], bpf = CAP_BPF;
+	cap_value_t keep[5], bpf = CAP_BPF;
 	int n = 0, i, err;
 	size_t off = 0;
 
@@ -209,6 +209,8 @@ int privilege_drop(const struct keep_caps *want, bpf_probe_fn probe, void *ctx,
 		keep[n++] = CAP_KILL;
 	if (want->dac_override)
 		keep[n++] = CAP_DAC_OVERRIDE;
+	if (want->sys_ptrace)
+		keep[n++] = CAP_SYS_PTRACE;
 	keep[n] = CAP_BPF;
 	drop_bounding(keep, n + 1);
 	err = set_caps(keep, n, &bpf, 1);

@@ -35,6 +35,7 @@ void cmd_cred_free(struct cmd_cred *c);
 struct keep_caps {
 	bool kill; /* COMMAND runs as another user: signal it at the end */
 	bool dac_override; /* --prom-file: its directory may not be ours */
+	bool sys_ptrace; /* --supervisor-stacks: read a supervisor's maps */
 };
 
 /* 0 if a bpf() call on an fd already open still works, else -errno. */

@@ -40,6 +40,7 @@ enum {
 	F_BOUND,
 	F_FINDINGS,
 	F_HANDLE_STATE,
+	F_QUEUE_STATE,
 	F_BUILD,
 	F_BACKEND,
 	F_COUNT,
@@ -98,6 +99,10 @@ static const struct {
 			     "Handle time of the supervisor thread that received and replied, by state (running, runnable, blocked).",
 			     METRIC_COUNTER,
 			     { "supervisor", "state" } },
+	[F_QUEUE_STATE] = { "notifwait_queue_state_seconds",
+			    "Queue time by what the listener's supervisor threads did (supervisor_runnable: waiting to receive, supervisor_busy: handling another, supervisor_blocked: asleep elsewhere, no_receiver, unknown).",
+			    METRIC_COUNTER,
+			    { "supervisor", "state" } },
 	[F_FINDINGS] = { "notifwait_findings",
 			 "Conditions found in the notifications, by kind (restart_storm, lost_reply, ...).",
 			 METRIC_COUNTER,
@@ -200,6 +205,12 @@ static void prom_knotif(struct sink *s, const struct knotif *k)
 		inc(st, F_HANDLE_STATE, wait, k->handle_split.runnable_ns);
 		inc(st, F_HANDLE_STATE, blocked, k->handle_split.blocked_ns);
 	}
+	if (k->have_queue_split)
+		for (i = 0; i < NW_QUEUE_STATES; i++) {
+			const char *qs[2] = { sup, nw_queue_state_name(i) };
+
+			inc(st, F_QUEUE_STATE, qs, k->queue_split[i]);
+		}
 	observe(st, F_QUEUE, lv, e->t_notify_ns, e->t_recv_ns);
 	observe(st, F_HANDLE, lv, e->t_recv_ns, t_reply);
 	observe(st, F_WAKE, lv, t_reply, t_return);
@@ -386,6 +397,7 @@ static int init_registry(struct prom_state *st)
 			return -ENOMEM;
 	}
 	st->f[F_HANDLE_STATE]->ns_as_seconds = true;
+	st->f[F_QUEUE_STATE]->ns_as_seconds = true;
 	/* Series that exist from the start, so that rate() sees the zero. */
 	if (!metrics_series(st->f[F_LOST], NULL) ||
 	    !metrics_series(st->f[F_DROPPED], knotifs) ||

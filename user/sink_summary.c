@@ -3,6 +3,8 @@
 #include <ctype.h>
 #include "escape.h"
 #include "findings.h"
+#include "folded.h"
+#include "sup_stacks.h"
 #include "sinks.h"
 
 static void print_groups(FILE *out, const char *title,
@@ -54,6 +56,55 @@ static void print_handle_states(FILE *out, const struct nw_group_list *l)
 	}
 }
 
+/* Where the queue time went (queue_split): the supervisors' state. */
+static void print_queue_states(FILE *out, const struct nw_group_list *l)
+{
+	size_t i;
+	int s;
+	bool any = false;
+
+	for (i = 0; i < l->n; i++)
+		any |= l->groups[i].queue_split != 0;
+	if (!any)
+		return;
+	fprintf(out, "\n%-28s %8s %9s %9s %9s %9s %9s\n", "QUEUE TIME BY STATE",
+		"SPLIT", "RUNNABLE", "BUSY", "BLOCKED", "NO-RECV", "UNKNOWN");
+	for (i = 0; i < l->n; i++) {
+		struct nw_group *g = &l->groups[i];
+		char name[NW_TEXT_ESCAPED_SIZE(sizeof(g->name))];
+		double all = 0;
+
+		for (s = 0; s < NW_QUEUE_STATES; s++)
+			all += g->queue_ns[s];
+		if (!g->queue_split || !all)
+			continue;
+		nw_text_escape(name, sizeof(name), g->name, sizeof(g->name));
+		fprintf(out, "%-28s %8llu", name, g->queue_split);
+		for (s = 0; s < NW_QUEUE_STATES; s++)
+			fprintf(out, " %8.1f%%", 100 * g->queue_ns[s] / all);
+		fputc('\n', out);
+	}
+}
+
+/* --supervisor-stacks: the heaviest, as shares of all blocked time. */
+static void print_top_stacks(FILE *out, const struct sup_stacks *stacks)
+{
+	const struct folded *f = stacks ? sup_stacks_folded(stacks) : NULL;
+	struct folded_top top[5];
+	double all;
+	size_t n, i;
+
+	if (!f || !(n = folded_top(f, top, 5)))
+		return;
+	all = folded_total(f);
+	fprintf(out, "\nTOP BLOCKING STACKS (%zu distinct, %.1f ms blocked)\n",
+		folded_count(f), all / 1e6);
+	for (i = 0; i < n; i++)
+		fprintf(out, "  %5.1f%% %9.3f ms  %s\n",
+			all ? 100 * top[i].weight / all : 0,
+			top[i].weight / 1e6, top[i].text);
+}
+
 static void print_names(FILE *out, const char *title,
 			const struct finding_names *l, const char *flag)
 {
@@ -99,6 +150,8 @@ static void print_findings(FILE *out, const struct findings *fs)
 		for (j = 0; j < f[i].nex; j++)
 			fprintf(out, "%s%llu", j ? "," : "",
 				(unsigned long long)f[i].ex[j].id);
+		if (f[i].top_stack)
+			fprintf(out, "\n    top stack: %s", f[i].top_stack);
 		fprintf(out, "\n    advice: %s\n", f[i].advice);
 	}
 }
@@ -124,6 +177,8 @@ static void summary_finish(struct sink *s, const struct run_totals *t)
 	print_groups(s->out, "SUPERVISOR", &st->by_supervisor);
 	print_groups(s->out, "SYSCALL", &st->by_syscall);
 	print_handle_states(s->out, &st->by_supervisor);
+	print_queue_states(s->out, &st->by_supervisor);
+	print_top_stacks(s->out, t->stacks);
 	print_findings(s->out, t->findings);
 }
 

@@ -14,6 +14,7 @@
 struct bound_config;
 struct bound_check;
 struct findings;
+struct sup_stacks;
 struct timeline_options;
 
 struct report_info {
@@ -34,6 +35,7 @@ struct run_totals {
 	double elapsed_s;
 	const struct bound_check *bound; /* --check-bound, else NULL */
 	const struct findings *findings; /* NULL: none kept (unit tests) */
+	const struct sup_stacks *stacks; /* --supervisor-stacks, else NULL */
 };
 
 struct sink {

@@ -86,6 +86,7 @@ static int group_add(struct nw_group *g, const struct knotif *k,
 		     unsigned long long deferred, unsigned long long max_pending)
 {
 	__u64 handle;
+	int i;
 
 	g->count++;
 	g->deferred += deferred;
@@ -94,6 +95,11 @@ static int group_add(struct nw_group *g, const struct knotif *k,
 	if (k->outcome == NW_OUTCOME_INTERRUPTED_BEFORE_RECV ||
 	    k->outcome == NW_OUTCOME_INTERRUPTED_AFTER_RECV)
 		g->interrupted++;
+	if (k->have_queue_split) {
+		g->queue_split++;
+		for (i = 0; i < NW_QUEUE_STATES; i++)
+			g->queue_ns[i] += k->queue_split[i];
+	}
 	if (!k->reply_reached || !nw_span(k->ev.t_recv_ns, k->ev.t_reply_ns,
 					  &handle))
 		return 0;

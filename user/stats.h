@@ -19,6 +19,9 @@ struct nw_group {
 	unsigned long long max_pending_ns;
 	/* handle_split's parts, over the notifications that have them */
 	unsigned long long split, running_ns, runnable_ns, blocked_ns;
+	/* queue_split's parts, over the notifications that have them */
+	unsigned long long queue_split;
+	__u64 queue_ns[NW_QUEUE_STATES];
 	unsigned long long *handle_ns; /* sorted by stats_percentile() */
 	size_t nhandle, cap;
 	bool sorted;

@@ -357,10 +357,13 @@ def t_go_one_caller_storm(env):
 
 
 def t_go_one_caller_killable(env):
-    """The same with WAIT_KILLABLE_RECV: every call completes, no finding."""
+    """The same with WAIT_KILLABLE_RECV: every call completes, no finding
+    about signals (the supervisor that sleeps 20 ms a notification is
+    supervisor_blocked, as it is)."""
     f = go_scenario(env, True, ONE_CALLER_ARGS)
     expect(f["go_completed"] > 0 and f["go_completed"] == f["replied"], f"{f}")
-    expect(f["findings"] == [], f"findings {f['findings']} with the flag and one caller")
+    expect(f["findings"] in ([], ["supervisor_blocked"]),
+           f"findings {f['findings']} with the flag and one caller")
     return f
 
 

@@ -426,6 +426,47 @@ TEST(findings_supervisor_starved)
 	EXPECT_EQ(f->ex[0].id, 3);
 }
 
+/* Asleep most of its handle time: supervisor_blocked, with its top stack. */
+TEST(findings_supervisor_blocked)
+{
+	struct finding out[FINDING_COUNT];
+	const struct finding *f;
+	struct knotif k;
+	unsigned int i, n;
+
+	init(0, 0);
+	for (i = 1; i <= 3; i++) {
+		k = replied(i, 100);
+		k.have_handle_split = k.handle_split.known = true;
+		k.handle_split.running_ns = 10;
+		k.handle_split.runnable_ns = 0;
+		k.handle_split.blocked_ns = 80 + i;
+		findings_add(&fs, &k);
+		/* another supervisor, computing: neither finding */
+		k.ev.supervisor_tgid = 201;
+		k.handle_split.running_ns = 90;
+		k.handle_split.blocked_ns = 2;
+		findings_add(&fs, &k);
+		/* two splits are not enough to judge the first */
+		EXPECT_EQ(findings_count(&fs, FINDING_SUPERVISOR_BLOCKED),
+			  i == 3);
+	}
+	EXPECT_EQ(findings_count(&fs, FINDING_SUPERVISOR_STARVED), 0);
+	findings_set_top_stack(&fs, "sup;read;pipe_read_[k]", 200);
+	findings_finish(&fs);
+	n = findings_report(&fs, out);
+	f = find(out, n, FINDING_SUPERVISOR_BLOCKED);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(num(f, "threshold_percent"), 50);
+	EXPECT_EQ(num(f, "max_blocked_percent"), 246 * 100 / 276);
+	EXPECT_EQ(num(f, "blocked_ns"), 246);
+	EXPECT_EQ(num(f, "top_stack_ns"), 200);
+	EXPECT_STREQ(f->top_stack, "sup;read;pipe_read_[k]");
+	ASSERT_TRUE(f->supervisors && f->supervisors->n == 1);
+	EXPECT_STREQ(f->supervisors->v[0].name, "sup/200");
+	EXPECT_EQ(f->ex[0].id, 3);
+}
+
 /*
  * An attempt whose supervisor's failed SEND was still in flight is handed
  * over after the attempt that ends its chain: still one storm, finished.

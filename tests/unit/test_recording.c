@@ -283,7 +283,7 @@ TEST(recording_header_refusals)
 	EXPECT_TRUE(!recording_open_mem(buf, len, err, sizeof(err)));
 	EXPECT_STREQ(
 		err,
-		"its facts are version 9, this notifwait reads versions 1 to 3");
+		"its facts are version 9, this notifwait reads versions 1 to 4");
 	h->facts_version = NW_FACTS_VERSION;
 	buf[0] = 'X';
 	EXPECT_TRUE(!recording_open_mem(buf, len, err, sizeof(err)));

@@ -17,7 +17,7 @@ struct unit_test {
 	void (*fn)(int *failed);
 };
 
-#define UNIT_MAX_TESTS 128
+#define UNIT_MAX_TESTS 256
 extern struct unit_test unit_tests[UNIT_MAX_TESTS];
 extern int unit_ntests;
 

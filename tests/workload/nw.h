@@ -45,6 +45,8 @@ struct nw_opts {
 	long thread_stack_kib;		/* target threads' stack size */
 	bool hold_recv;			/* first RECV once every thread waits */
 	bool handle_spin;		/* --handle-us computes instead of sleeping */
+	bool handle_pipe;		/* ... blocks reading a pipe instead */
+	long pool;			/* worker threads that handle and reply; 0: none */
 	bool killable;
 	bool recv_flag;
 	enum nw_reply reply;

@@ -33,6 +33,10 @@ static const char usage[] =
 "Supervisor:\n"
 "  --handle-us N                sleep between RECV returning and the reply (default 0)\n"
 "  --handle-spin                ... computing (a busy loop) instead of sleeping\n"
+"  --handle-pipe                ... blocked reading a pipe, in nw_supervisor_blocks_on_pipe(),\n"
+"                               until a helper thread writes a byte at the end\n"
+"  --pool N                     N worker threads (1..64) handle and reply; the supervisor\n"
+"                               thread only RECVs and hands each notification over\n"
 "  --recv-delay-us N            sleep before RECV once a notification is pending\n"
 "  --hold-recv                  first RECV only once every target thread sleeps in its\n"
 "                               syscall: a queue as deep as the threads\n"
@@ -76,6 +80,7 @@ enum {
 	OPT_SIG_BEFORE, OPT_SA_RESTART, OPT_SIGURG, OPT_SIGURG_COUNT, OPT_KILL_TARGET,
 	OPT_KILL_SUPERVISOR, OPT_CLOSE, OPT_PIDNS, OPT_TRUTH, OPT_DEMO, OPT_GATE,
 	OPT_RUN, OPT_STOP_TARGET, OPT_ADDFD_SIZE, OPT_HOLD_RECV, OPT_HANDLE_SPIN, OPT_STACK,
+	OPT_HANDLE_PIPE, OPT_POOL,
 };
 
 static const struct option longopts[] = {
@@ -89,6 +94,8 @@ static const struct option longopts[] = {
 	{ "addfd-size", required_argument, NULL, OPT_ADDFD_SIZE },
 	{ "hold-recv", no_argument, NULL, OPT_HOLD_RECV },
 	{ "handle-spin", no_argument, NULL, OPT_HANDLE_SPIN },
+	{ "handle-pipe", no_argument, NULL, OPT_HANDLE_PIPE },
+	{ "pool", required_argument, NULL, OPT_POOL },
 	{ "thread-stack-kib", required_argument, NULL, OPT_STACK },
 	{ "recv-delay-us", required_argument, NULL, OPT_RECV_DELAY },
 	{ "killable", no_argument, NULL, OPT_KILLABLE },
@@ -236,6 +243,10 @@ static int check(const struct nw_opts *o)
 		why = "more than 16384 target threads";
 	else if (o->sigurg_count >= 0 && o->sigurg_period_us < 0)
 		why = "--sigurg-count needs --sigurg-period-us";
+	else if (o->handle_pipe && o->handle_spin)
+		why = "--handle-pipe and --handle-spin exclude each other";
+	else if (o->pool && o->close_listener_after_recv)
+		why = "--pool and --close-listener-after-recv exclude each other (the RECV thread owns the listener)";
 	else if (o->hold_recv && o->exec_argv)
 		why = "--hold-recv needs the built-in target's threads, not PROGRAM";
 	else if (o->exec_argv && o->demo)
@@ -281,6 +292,8 @@ int nw_parse_options(int argc, char **argv, struct nw_opts *o)
 		case OPT_ADDFD_SIZE: r = parse_long("--addfd-size", optarg, 24, NW_ADDFD_SIZE_MAX, &o->addfd_size); break;
 		case OPT_HOLD_RECV: o->hold_recv = true; break;
 		case OPT_HANDLE_SPIN: o->handle_spin = true; break;
+		case OPT_HANDLE_PIPE: o->handle_pipe = true; break;
+		case OPT_POOL: r = parse_long("--pool", optarg, 1, 64, &o->pool); break;
 		case OPT_STACK: r = parse_long("--thread-stack-kib", optarg, 128, 65536, &o->thread_stack_kib); break;
 		case OPT_RECV_DELAY: r = parse_long("--recv-delay-us", optarg, 0, LONG_MAX / 1000, &o->recv_delay_us); break;
 		case OPT_KILLABLE: o->killable = true; break;

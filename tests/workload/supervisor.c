@@ -2,13 +2,16 @@
 /*
  * The supervisor: receives the listeners over SCM_RIGHTS, then for each
  * notification RECV, wait --handle-us (signalling or killing the target
- * on the way, if asked), and reply.
+ * on the way, if asked), and reply. With --pool, the supervisor thread
+ * only RECVs and queues each notification for a worker thread, which
+ * waits the handle time and replies.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +28,9 @@
 #endif
 
 struct listener {
-	int fd;
+	int fd;		/* -1 once closed or hung up */
 	int idx;
+	int hup_fd;	/* --pool: hung up, closed once the workers are done */
 };
 
 static pid_t self;
@@ -306,14 +310,305 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * --handle-pipe: a helper thread, created once per handling thread,
+ * sleeps until the deadline it is armed with and writes one byte into
+ * the pipe that thread then blocks reading.
+ */
+struct pipe_timer {
+	int fds[2];
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t deadline;
+	bool armed, stopping, started;
+};
+
+static void *pipe_timer_main(void *arg)
+{
+	struct pipe_timer *pt = arg;
+	uint64_t deadline;
+	char c = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&pt->lock);
+		while (!pt->armed && !pt->stopping)
+			pthread_cond_wait(&pt->cond, &pt->lock);
+		if (!pt->armed) {
+			pthread_mutex_unlock(&pt->lock);
+			return NULL;
+		}
+		deadline = pt->deadline;
+		pt->armed = false;
+		pthread_mutex_unlock(&pt->lock);
+		nw_sleep_until(deadline);
+		if (write(pt->fds[1], &c, 1) != 1)
+			perror("nw-workload: handle pipe write");
+	}
+}
+
+static int pipe_timer_start(struct pipe_timer *pt)
+{
+	int r;
+
+	if (pipe2(pt->fds, O_CLOEXEC)) {
+		perror("nw-workload: handle pipe");
+		return -1;
+	}
+	pthread_mutex_init(&pt->lock, NULL);
+	pthread_cond_init(&pt->cond, NULL);
+	r = pthread_create(&pt->thread, NULL, pipe_timer_main, pt);
+	if (r) {
+		fprintf(stderr, "nw-workload: handle pipe thread: %s\n", strerror(r));
+		close(pt->fds[0]);
+		close(pt->fds[1]);
+		return -1;
+	}
+	pt->started = true;
+	return 0;
+}
+
+static void pipe_timer_stop(struct pipe_timer *pt)
+{
+	if (!pt->started)
+		return;
+	pthread_mutex_lock(&pt->lock);
+	pt->stopping = true;
+	pthread_cond_signal(&pt->cond);
+	pthread_mutex_unlock(&pt->lock);
+	pthread_join(pt->thread, NULL);
+	close(pt->fds[0]);
+	close(pt->fds[1]);
+	pt->started = false;
+}
+
+/*
+ * Not static, never inlined: a profiler's user stacks of the blocked
+ * supervisor (frame pointers) show nw_supervisor_blocks_on_pipe, the
+ * caller of the frame that sits in read(2).
+ */
+__attribute__((noinline)) int nw_wait_for_pipe_byte(int fd);
+__attribute__((noinline)) void nw_supervisor_blocks_on_pipe(struct pipe_timer *pt,
+							   uint64_t deadline);
+
+/* Reads the one byte; 0, or -1 if the pipe failed. */
+__attribute__((noinline)) int nw_wait_for_pipe_byte(int fd)
+{
+	ssize_t n;
+	char c;
+
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : -1;
+}
+
+/* Blocks until @deadline, in read(2) on @pt's pipe. */
+__attribute__((noinline)) void nw_supervisor_blocks_on_pipe(struct pipe_timer *pt,
+							   uint64_t deadline)
+{
+	pthread_mutex_lock(&pt->lock);
+	pt->deadline = deadline;
+	pt->armed = true;
+	pthread_cond_signal(&pt->cond);
+	pthread_mutex_unlock(&pt->lock);
+	/* the check after the call keeps it from becoming a tail call */
+	if (nw_wait_for_pipe_byte(pt->fds[0]))
+		perror("nw-workload: handle pipe read");
+}
+
+/* A received notification, handed from RECV to its handling and reply. */
+struct job {
+	struct job *next;
+	struct listener *l;
+	int fd;			/* the listener's fd at RECV */
+	struct seccomp_notif req;
+	struct nw_slot *s;
+	uint64_t t1;		/* RECV returned */
+	uint64_t cpu0;		/* the RECV thread's CPU clock then */
+	bool do_sig, do_kill;
+	uint64_t t_sig, t_kill;
+};
+
+/* --pool: the RECV thread queues jobs, the workers take them in order. */
+struct worker {
+	pthread_t thread;
+	struct pipe_timer pt;
+	bool started;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct job *head, *tail;
+	bool stopping;
+	struct worker *workers;
+} pool = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+/* The RECV thread's --handle-pipe timer without --pool. */
+static struct pipe_timer recv_pt;
+static pid_t recv_tid;
+
+/*
+ * The handle time of @j, its reply and what goes with them, by the thread
+ * that took it at @t_pickup (its CPU clock then @cpu0). -1: the listener
+ * was closed instead.
+ */
+static int serve(struct job *j, struct pipe_timer *pt, uint64_t t_pickup, uint64_t cpu0)
+{
+	struct nw_slot *s = j->s;
+	bool done_sig = false, done_kill = false;
+	uint64_t t_handled = j->t1 + nw_opts.handle_us * 1000ULL, t0, cpu1;
+	char idbuf[24];
+
+	snprintf(idbuf, sizeof(idbuf), "%llu", ull(j->req.id));
+	while ((j->do_sig && !done_sig) || (j->do_kill && !done_kill)) {
+		if (j->do_sig && !done_sig &&
+		    (!j->do_kill || done_kill || j->t_sig <= j->t_kill)) {
+			nw_sleep_until(j->t_sig);
+			send_signal(s, "after_recv", idbuf);
+			done_sig = true;
+		} else {
+			nw_sleep_until(j->t_kill);
+			kill_target(s, j->req.id);
+			done_kill = true;
+		}
+	}
+	if (nw_opts.handle_spin)
+		while (nw_now() < t_handled)
+			;
+	else if (nw_opts.handle_pipe)
+		nw_supervisor_blocks_on_pipe(pt, t_handled);
+	else
+		nw_sleep_until(t_handled);
+	if (nw_opts.close_listener_after_recv && !nw_shared->close_done) {
+		nw_shared->close_done = 1;
+		close_listener(j->l, j->req.id);
+		return -1;
+	}
+	if (s && nw_opts.stop_target_us >= 0)
+		stop_target(s, idbuf);
+	/* its own clocks over the handling, up to the reply: handle_split's */
+	cpu1 = thread_cpu_ns();
+	t0 = nw_now();
+	reply(j->fd, j->req.id);
+	truth_emit("handle", "\"sup_pid\":%d,\"tid\":%d,\"recv_tid\":%d,\"id\":%llu,"
+		   "\"t_start\":%llu,\"t_pickup\":%llu,\"t_end\":%llu,\"cpu_ns\":%llu%s",
+		   self, (int)syscall(SYS_gettid), recv_tid, ull(j->req.id), ull(j->t1),
+		   ull(t_pickup), ull(t0), ull(cpu1 - cpu0),
+		   nw_opts.handle_pipe ? ",\"blocked_in\":\"pipe\"" : "");
+	if (s && nw_opts.stop_target_us >= 0) {
+		uint64_t until = t0 + nw_opts.stop_target_us * 1000ULL;
+		uint64_t t_stopped = wait_stopped(s, until);
+
+		nw_sleep_until(until);
+		continue_target(s, idbuf, t_stopped);
+	}
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t t_pickup, cpu0;
+	struct job *j;
+
+	for (;;) {
+		pthread_mutex_lock(&pool.lock);
+		while (!pool.head && !pool.stopping)
+			pthread_cond_wait(&pool.cond, &pool.lock);
+		j = pool.head;
+		if (j) {
+			pool.head = j->next;
+			if (!pool.head)
+				pool.tail = NULL;
+		}
+		pthread_mutex_unlock(&pool.lock);
+		if (!j)
+			return NULL;	/* stopping, and the queue is drained */
+		t_pickup = nw_now();
+		cpu0 = thread_cpu_ns();
+		serve(j, &w->pt, t_pickup, cpu0);
+		free(j);
+	}
+}
+
+static int dispatch(const struct job *j)
+{
+	struct job *copy = malloc(sizeof(*copy));
+
+	if (!copy) {
+		perror("nw-workload: pool job");
+		return -1;
+	}
+	*copy = *j;
+	copy->next = NULL;
+	pthread_mutex_lock(&pool.lock);
+	if (pool.tail)
+		pool.tail->next = copy;
+	else
+		pool.head = copy;
+	pool.tail = copy;
+	pthread_cond_signal(&pool.cond);
+	pthread_mutex_unlock(&pool.lock);
+	return 0;
+}
+
+/* The workers (and their pipe timers) of --pool, or the RECV thread's timer. */
+static int handlers_start(void)
+{
+	int i, r;
+
+	if (!nw_opts.pool)
+		return nw_opts.handle_pipe ? pipe_timer_start(&recv_pt) : 0;
+	pool.workers = calloc(nw_opts.pool, sizeof(*pool.workers));
+	if (!pool.workers)
+		return -1;
+	for (i = 0; i < nw_opts.pool; i++) {
+		struct worker *w = &pool.workers[i];
+
+		if (nw_opts.handle_pipe && pipe_timer_start(&w->pt))
+			return -1;
+		r = pthread_create(&w->thread, NULL, worker_main, w);
+		if (r) {
+			fprintf(stderr, "nw-workload: pool thread: %s\n", strerror(r));
+			return -1;
+		}
+		w->started = true;
+	}
+	return 0;
+}
+
+/* Lets the workers drain the queue, then joins every thread started. */
+static void handlers_stop(void)
+{
+	int i;
+
+	pipe_timer_stop(&recv_pt);
+	if (!pool.workers)
+		return;
+	pthread_mutex_lock(&pool.lock);
+	pool.stopping = true;
+	pthread_cond_broadcast(&pool.cond);
+	pthread_mutex_unlock(&pool.lock);
+	for (i = 0; i < nw_opts.pool; i++) {
+		if (pool.workers[i].started)
+			pthread_join(pool.workers[i].thread, NULL);
+		pipe_timer_stop(&pool.workers[i].pt);
+	}
+	free(pool.workers);
+	pool.workers = NULL;
+}
+
 /* Returns -1 when the listener is gone, NW_EXIT_UNSUPPORTED to stop. */
 static int handle_one(struct listener *l)
 {
-	struct seccomp_notif req;
-	uint64_t t_ready = nw_now(), t0, t1, t_sig = 0, t_kill = 0, cpu0, cpu1;
+	struct job j = { .l = l, .fd = l->fd };
+	uint64_t t_ready = nw_now(), t0;
 	struct nw_slot *s;
-	bool do_sig = false, do_kill = false, done_sig = false, done_kill = false;
-	char idbuf[24];
 	int r, e;
 
 	static bool held;
@@ -327,19 +622,18 @@ static int handle_one(struct listener *l)
 	if (nw_opts.recv_delay_us)
 		nw_sleep_until(t_ready + nw_opts.recv_delay_us * 1000ULL);
 
-	memset(&req, 0, sizeof(req));
 	if (nw_opts.recv_flag)
-		req.flags = SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE;
+		j.req.flags = SECCOMP_USER_NOTIF_FLAG_WAIT_KILLABLE;
 	t0 = nw_now();
-	r = ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &req);
+	r = ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, &j.req);
 	e = r ? errno : 0;
-	t1 = nw_now();
-	cpu0 = thread_cpu_ns();
+	j.t1 = nw_now();
+	j.cpu0 = thread_cpu_ns();
 	truth_emit("recv", "\"sup_pid\":%d,\"listener\":%d,\"flags_in\":%u,"
 		   "\"t_before\":%llu,\"t_after\":%llu,\"ret\":%d,\"errno\":%d,"
 		   "\"id\":%llu,\"pid\":%d,\"nr\":%d",
-		   self, l->idx, nw_opts.recv_flag ? 1U : 0U, ull(t0), ull(t1), r, e,
-		   ull(r ? 0 : req.id), r ? 0 : (int)req.pid, r ? -1 : req.data.nr);
+		   self, l->idx, nw_opts.recv_flag ? 1U : 0U, ull(t0), ull(j.t1), r, e,
+		   ull(r ? 0 : j.req.id), r ? 0 : (int)j.req.pid, r ? -1 : j.req.data.nr);
 	NW_COUNT(recvs);
 	if (r) {
 		NW_COUNT(recvs_failed);
@@ -351,73 +645,38 @@ static int handle_one(struct listener *l)
 	}
 	NW_COUNT(recvs_ok);
 	if (helper_pipe >= 0) {
-		if (write(helper_pipe, &t1, sizeof(t1)) != sizeof(t1))
+		if (write(helper_pipe, &j.t1, sizeof(j.t1)) != sizeof(j.t1))
 			perror("nw-workload: helper pipe");
 		close(helper_pipe);
 		helper_pipe = -1;
 	}
 
-	snprintf(idbuf, sizeof(idbuf), "%llu", ull(req.id));
-	s = find_slot(req.pid);
+	/* what to do to the target is decided here, in RECV order */
+	s = j.s = find_slot(j.req.pid);
 	if (s && nw_opts.signal && nw_opts.signal_after_recv_us >= 0 &&
 	    s->sig_iter != s->iter) {
 		s->sig_iter = s->iter;
-		do_sig = true;
-		t_sig = t1 + nw_opts.signal_after_recv_us * 1000ULL;
+		j.do_sig = true;
+		j.t_sig = j.t1 + nw_opts.signal_after_recv_us * 1000ULL;
 	}
 	if (s && nw_opts.kill_target_after_recv_us >= 0 && !nw_shared->kill_target_done) {
 		nw_shared->kill_target_done = 1;
-		do_kill = true;
-		t_kill = t1 + nw_opts.kill_target_after_recv_us * 1000ULL;
+		j.do_kill = true;
+		j.t_kill = j.t1 + nw_opts.kill_target_after_recv_us * 1000ULL;
 	}
-	while ((do_sig && !done_sig) || (do_kill && !done_kill)) {
-		if (do_sig && !done_sig && (!do_kill || done_kill || t_sig <= t_kill)) {
-			nw_sleep_until(t_sig);
-			send_signal(s, "after_recv", idbuf);
-			done_sig = true;
-		} else {
-			nw_sleep_until(t_kill);
-			kill_target(s, req.id);
-			done_kill = true;
-		}
-	}
-	if (nw_opts.handle_spin)
-		while (nw_now() < t1 + nw_opts.handle_us * 1000ULL)
-			;
-	else
-		nw_sleep_until(t1 + nw_opts.handle_us * 1000ULL);
-	if (nw_opts.close_listener_after_recv && !nw_shared->close_done) {
-		nw_shared->close_done = 1;
-		close_listener(l, req.id);
-		return -1;
-	}
-	if (s && nw_opts.stop_target_us >= 0)
-		stop_target(s, idbuf);
-	/* its own clocks over the handling, up to the reply: handle_split's */
-	cpu1 = thread_cpu_ns();
-	t0 = nw_now();
-	reply(l->fd, req.id);
-	truth_emit("handle", "\"sup_pid\":%d,\"tid\":%d,\"id\":%llu,\"t_start\":%llu,"
-		   "\"t_end\":%llu,\"cpu_ns\":%llu",
-		   self, (int)syscall(SYS_gettid), ull(req.id), ull(t1), ull(t0),
-		   ull(cpu1 - cpu0));
-	if (s && nw_opts.stop_target_us >= 0) {
-		uint64_t until = t0 + nw_opts.stop_target_us * 1000ULL;
-		uint64_t t_stopped = wait_stopped(s, until);
-
-		nw_sleep_until(until);
-		continue_target(s, idbuf, t_stopped);
-	}
-	return 0;
+	if (nw_opts.pool)
+		return dispatch(&j) ? NW_EXIT_FAIL : 0;
+	return serve(&j, &recv_pt, j.t1, j.cpu0);
 }
 
 int nw_supervisor_main(int sock, int nlisteners, int pipe_fd)
 {
 	struct listener *ls = calloc(nlisteners, sizeof(*ls));
 	struct pollfd *pfd = calloc(nlisteners, sizeof(*pfd));
-	int i, n, open_count = nlisteners, r;
+	int i, n, open_count = nlisteners, r, rc = NW_EXIT_OK;
 
 	self = getpid();
+	recv_tid = syscall(SYS_gettid);
 	helper_pipe = pipe_fd;
 	if (!ls || !pfd)
 		return NW_EXIT_FAIL;
@@ -425,6 +684,7 @@ int nw_supervisor_main(int sock, int nlisteners, int pipe_fd)
 		   self, nlisteners, ull(nw_now()));
 	addfd_src = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	for (i = 0; i < nlisteners; i++) {
+		ls[i].hup_fd = -1;
 		ls[i].fd = nw_recv_fd(sock, &ls[i].idx);
 		if (ls[i].fd < 0) {
 			/* A target failed before handing over its listener. */
@@ -436,6 +696,10 @@ int nw_supervisor_main(int sock, int nlisteners, int pipe_fd)
 	}
 	close(sock);
 	nlisteners = open_count;
+	if (handlers_start()) {
+		rc = NW_EXIT_FAIL;
+		goto out;
+	}
 
 	while (open_count > 0) {
 		for (i = 0; i < nlisteners; i++) {
@@ -444,8 +708,10 @@ int nw_supervisor_main(int sock, int nlisteners, int pipe_fd)
 			pfd[i].revents = 0;
 		}
 		n = poll(pfd, nlisteners, 100);
-		if (n < 0 && errno != EINTR)
-			return NW_EXIT_FAIL;
+		if (n < 0 && errno != EINTR) {
+			rc = NW_EXIT_FAIL;
+			goto out;
+		}
 		if (n <= 0) {
 			if (__atomic_load_n(&nw_shared->targets_done, __ATOMIC_SEQ_CST))
 				break;
@@ -456,18 +722,29 @@ int nw_supervisor_main(int sock, int nlisteners, int pipe_fd)
 				continue;
 			if (pfd[i].revents & POLLIN) {
 				r = handle_one(&ls[i]);
-				if (r == NW_EXIT_UNSUPPORTED)
-					return r;
+				if (r == NW_EXIT_UNSUPPORTED || r == NW_EXIT_FAIL) {
+					rc = r;
+					goto out;
+				}
 				if (r < 0)
 					open_count--;
 			} else {
 				truth_emit("listener_hup", "\"sup_pid\":%d,\"listener\":%d,\"t\":%llu",
 					   self, ls[i].idx, ull(nw_now()));
-				close(ls[i].fd);
+				/* a worker may still reply on it: closed after them */
+				if (nw_opts.pool)
+					ls[i].hup_fd = ls[i].fd;
+				else
+					close(ls[i].fd);
 				ls[i].fd = -1;
 				open_count--;
 			}
 		}
 	}
-	return NW_EXIT_OK;
+out:
+	handlers_stop();
+	for (i = 0; i < nlisteners; i++)
+		if (ls[i].hup_fd >= 0)
+			close(ls[i].hup_fd);
+	return rc;
 }

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sup_history.h: a supervisor thread's switches split a span exactly. */
+#include "sup_history.h"
+#include "unit.h"
+
+static __u64 blocked_seen;
+
+static void count_blocked(void *ctx, const struct sup_switch *out, __u64 w)
+{
+	(void)ctx;
+	if (out->kstack == 7)
+		blocked_seen += w;
+}
+
+/* Out asleep 100..400 (stacks), preempted 500..550, span 50..600. */
+TEST(sup_history_split_by_switches_with_stacks)
+{
+	static struct sup_history h;
+	struct sup_split s;
+
+	sup_history_push(&h, 100, SUP_OUT_BLOCKED);
+	sup_history_stack(&h, 100, 7, 8);
+	sup_history_push(&h, 400, SUP_IN);
+	sup_history_push(&h, 500, SUP_OUT_RUNNABLE);
+	sup_history_push(&h, 550, SUP_IN);
+	blocked_seen = 0;
+	ASSERT_TRUE(
+		sup_history_split(&h, 10, 50, 600, &s, count_blocked, NULL));
+	EXPECT_EQ(s.blocked_ns, 300);
+	EXPECT_EQ(s.runnable_ns, 50);
+	EXPECT_EQ(s.running_ns, 200);
+	EXPECT_EQ(blocked_seen, 300);
+	/* a span that starts asleep: clipped at its start */
+	ASSERT_TRUE(sup_history_split(&h, 10, 200, 600, &s, NULL, NULL));
+	EXPECT_EQ(s.blocked_ns, 200);
+	EXPECT_EQ(s.running_ns + s.runnable_ns + s.blocked_ns, 400);
+}
+
+/* A worker first known after the RECV, or switches no longer kept. */
+TEST(sup_history_unknown_before_known_or_overflow)
+{
+	static struct sup_history h;
+	struct sup_split s;
+	unsigned int i;
+
+	EXPECT_TRUE(!sup_history_split(&h, 100, 50, 600, &s, NULL, NULL));
+	for (i = 0; i < NW_SUP_HISTORY + 2; i++)
+		sup_history_push(&h, 1000 + 10 * i,
+				 i % 2 ? SUP_IN : SUP_OUT_RUNNABLE);
+	EXPECT_TRUE(!sup_history_split(&h, 0, 500, 5000, &s, NULL, NULL));
+	ASSERT_TRUE(sup_history_split(&h, 0, 1000 + 10 * NW_SUP_HISTORY,
+				      1000 + 10 * (NW_SUP_HISTORY + 2), &s,
+				      NULL, NULL));
+	EXPECT_EQ(s.runnable_ns, 10);
+	EXPECT_EQ(s.running_ns, 10);
+}

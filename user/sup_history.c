@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A supervisor thread's switches and the split of its time (sup_history.h). */
+#include <string.h>
+#include "sup_history.h"
+
+static const struct sup_switch *nth(const struct sup_history *h, __u64 i)
+{
+	return &h->ring[i % NW_SUP_HISTORY];
+}
+
+void sup_history_push(struct sup_history *h, __u64 t_ns, __u8 what)
+{
+	struct sup_switch *s = &h->ring[h->pushed % NW_SUP_HISTORY];
+
+	memset(s, 0, sizeof(*s));
+	s->t_ns = t_ns;
+	s->what = what;
+	h->pushed++;
+}
+
+void sup_history_stack(struct sup_history *h, __u64 t_ns, __s32 kstack,
+		       __s32 ustack)
+{
+	struct sup_switch *s;
+
+	if (!h->pushed)
+		return;
+	s = &h->ring[(h->pushed - 1) % NW_SUP_HISTORY];
+	if (s->t_ns != t_ns || s->what != SUP_OUT_BLOCKED)
+		return;
+	s->kstack = kstack;
+	s->ustack = ustack;
+	s->have_stack = true;
+}
+
+static void add_off(const struct sup_switch *out, __u64 from, __u64 to,
+		    struct sup_split *acc, sup_blocked_fn blocked, void *ctx)
+{
+	__u64 d = to - from;
+
+	if (out->what == SUP_OUT_RUNNABLE) {
+		acc->runnable_ns += d;
+		return;
+	}
+	acc->blocked_ns += d;
+	if (blocked && out->have_stack && d)
+		blocked(ctx, out, d);
+}
+
+bool sup_history_split(const struct sup_history *h, __u64 known_since,
+		       __u64 from, __u64 to, struct sup_split *out,
+		       sup_blocked_fn blocked, void *ctx)
+{
+	__u64 first = h->pushed > NW_SUP_HISTORY ? h->pushed - NW_SUP_HISTORY :
+						   0;
+	const struct sup_switch *off = NULL; /* the OUT it is off the CPU by */
+	struct sup_split acc = {};
+	__u64 i = first, t_off = from;
+
+	if (to < from || from < known_since)
+		return false;
+	/* its state at @from: the last switch at or before it */
+	while (i < h->pushed && nth(h, i)->t_ns <= from)
+		i++;
+	if (i > first)
+		off = nth(h, i - 1)->what == SUP_IN ? NULL : nth(h, i - 1);
+	else if (first > 0)
+		return false; /* the switches around @from are gone */
+	for (; i < h->pushed && nth(h, i)->t_ns <= to; i++) {
+		const struct sup_switch *s = nth(h, i);
+
+		if (s->what == SUP_IN) {
+			if (off)
+				add_off(off, t_off, s->t_ns, &acc, blocked,
+					ctx);
+			off = NULL;
+		} else if (!off) {
+			off = s;
+			t_off = s->t_ns;
+		}
+	}
+	if (off)
+		add_off(off, t_off, to, &acc, blocked, ctx);
+	if (acc.runnable_ns + acc.blocked_ns > to - from)
+		return false;
+	acc.running_ns = to - from - acc.runnable_ns - acc.blocked_ns;
+	*out = acc;
+	return true;
+}
