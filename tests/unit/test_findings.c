@@ -393,6 +393,19 @@ TEST(findings_restart_storm_before_recv_under_the_flag)
 	EXPECT_TRUE(strstr(f->advice, "not yet received") != NULL);
 }
 
+/* A replied notification whose handle time splits so. */
+static struct knotif split(__u64 id, __u64 running, __u64 runnable,
+			   __u64 blocked)
+{
+	struct knotif k = replied(id, 100);
+
+	k.have_handle_split = k.handle_split.known = true;
+	k.handle_split.running_ns = running;
+	k.handle_split.runnable_ns = runnable;
+	k.handle_split.blocked_ns = blocked;
+	return k;
+}
+
 /* Issue #18: a supervisor runnable a fifth of its handle time or more. */
 TEST(findings_supervisor_starved)
 {
@@ -403,11 +416,7 @@ TEST(findings_supervisor_starved)
 
 	init(0, 0);
 	for (i = 1; i <= 3; i++) {
-		k = replied(i, 100);
-		k.have_handle_split = k.handle_split.known = true;
-		k.handle_split.running_ns = 60;
-		k.handle_split.runnable_ns = 30 + i;
-		k.handle_split.blocked_ns = 10;
+		k = split(i, 60, 30 + i, 10);
 		findings_add(&fs, &k);
 		/* another supervisor, hardly ever waiting for a CPU */
 		k.ev.supervisor_tgid = 201;
@@ -436,11 +445,7 @@ TEST(findings_supervisor_blocked)
 
 	init(0, 0);
 	for (i = 1; i <= 3; i++) {
-		k = replied(i, 100);
-		k.have_handle_split = k.handle_split.known = true;
-		k.handle_split.running_ns = 10;
-		k.handle_split.runnable_ns = 0;
-		k.handle_split.blocked_ns = 80 + i;
+		k = split(i, 10, 0, 80 + i);
 		findings_add(&fs, &k);
 		/* another supervisor, computing: neither finding */
 		k.ev.supervisor_tgid = 201;
