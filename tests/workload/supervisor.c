@@ -28,9 +28,9 @@
 #endif
 
 struct listener {
-	int fd;		/* -1 once closed or hung up */
+	int fd; /* -1 once closed or hung up */
 	int idx;
-	int hup_fd;	/* --pool: hung up, closed once the workers are done */
+	int hup_fd; /* --pool: hung up, closed once the workers are done */
 };
 
 static pid_t self;
@@ -359,7 +359,8 @@ static int pipe_timer_start(struct pipe_timer *pt)
 	pthread_cond_init(&pt->cond, NULL);
 	r = pthread_create(&pt->thread, NULL, pipe_timer_main, pt);
 	if (r) {
-		fprintf(stderr, "nw-workload: handle pipe thread: %s\n", strerror(r));
+		fprintf(stderr, "nw-workload: handle pipe thread: %s\n",
+			strerror(r));
 		close(pt->fds[0]);
 		close(pt->fds[1]);
 		return -1;
@@ -388,8 +389,8 @@ static void pipe_timer_stop(struct pipe_timer *pt)
  * caller of the frame that sits in read(2).
  */
 __attribute__((noinline)) int nw_wait_for_pipe_byte(int fd);
-__attribute__((noinline)) void nw_supervisor_blocks_on_pipe(struct pipe_timer *pt,
-							   uint64_t deadline);
+__attribute__((noinline)) void
+nw_supervisor_blocks_on_pipe(struct pipe_timer *pt, uint64_t deadline);
 
 /* Reads the one byte; 0, or -1 if the pipe failed. */
 __attribute__((noinline)) int nw_wait_for_pipe_byte(int fd)
@@ -404,8 +405,8 @@ __attribute__((noinline)) int nw_wait_for_pipe_byte(int fd)
 }
 
 /* Blocks until @deadline, in read(2) on @pt's pipe. */
-__attribute__((noinline)) void nw_supervisor_blocks_on_pipe(struct pipe_timer *pt,
-							   uint64_t deadline)
+__attribute__((noinline)) void
+nw_supervisor_blocks_on_pipe(struct pipe_timer *pt, uint64_t deadline)
 {
 	pthread_mutex_lock(&pt->lock);
 	pt->deadline = deadline;
@@ -421,11 +422,11 @@ __attribute__((noinline)) void nw_supervisor_blocks_on_pipe(struct pipe_timer *p
 struct job {
 	struct job *next;
 	struct listener *l;
-	int fd;			/* the listener's fd at RECV */
+	int fd; /* the listener's fd at RECV */
 	struct seccomp_notif req;
 	struct nw_slot *s;
-	uint64_t t1;		/* RECV returned */
-	uint64_t cpu0;		/* the RECV thread's CPU clock then */
+	uint64_t t1; /* RECV returned */
+	uint64_t cpu0; /* the RECV thread's CPU clock then */
 	bool do_sig, do_kill;
 	uint64_t t_sig, t_kill;
 };
@@ -457,7 +458,8 @@ static pid_t recv_tid;
  * that took it at @t_pickup (its CPU clock then @cpu0). -1: the listener
  * was closed instead.
  */
-static int serve(struct job *j, struct pipe_timer *pt, uint64_t t_pickup, uint64_t cpu0)
+static int serve(struct job *j, struct pipe_timer *pt, uint64_t t_pickup,
+		 uint64_t cpu0)
 {
 	struct nw_slot *s = j->s;
 	bool done_sig = false, done_kill = false;
@@ -495,11 +497,13 @@ static int serve(struct job *j, struct pipe_timer *pt, uint64_t t_pickup, uint64
 	cpu1 = thread_cpu_ns();
 	t0 = nw_now();
 	reply(j->fd, j->req.id);
-	truth_emit("handle", "\"sup_pid\":%d,\"tid\":%d,\"recv_tid\":%d,\"id\":%llu,"
-		   "\"t_start\":%llu,\"t_pickup\":%llu,\"t_end\":%llu,\"cpu_ns\":%llu%s",
-		   self, (int)syscall(SYS_gettid), recv_tid, ull(j->req.id), ull(j->t1),
-		   ull(t_pickup), ull(t0), ull(cpu1 - cpu0),
-		   nw_opts.handle_pipe ? ",\"blocked_in\":\"pipe\"" : "");
+	truth_emit(
+		"handle",
+		"\"sup_pid\":%d,\"tid\":%d,\"recv_tid\":%d,\"id\":%llu,"
+		"\"t_start\":%llu,\"t_pickup\":%llu,\"t_end\":%llu,\"cpu_ns\":%llu%s",
+		self, (int)syscall(SYS_gettid), recv_tid, ull(j->req.id),
+		ull(j->t1), ull(t_pickup), ull(t0), ull(cpu1 - cpu0),
+		nw_opts.handle_pipe ? ",\"blocked_in\":\"pipe\"" : "");
 	if (s && nw_opts.stop_target_us >= 0) {
 		uint64_t until = t0 + nw_opts.stop_target_us * 1000ULL;
 		uint64_t t_stopped = wait_stopped(s, until);
@@ -528,7 +532,7 @@ static void *worker_main(void *arg)
 		}
 		pthread_mutex_unlock(&pool.lock);
 		if (!j)
-			return NULL;	/* stopping, and the queue is drained */
+			return NULL; /* stopping, and the queue is drained */
 		t_pickup = nw_now();
 		cpu0 = thread_cpu_ns();
 		serve(j, &w->pt, t_pickup, cpu0);
@@ -574,7 +578,8 @@ static int handlers_start(void)
 			return -1;
 		r = pthread_create(&w->thread, NULL, worker_main, w);
 		if (r) {
-			fprintf(stderr, "nw-workload: pool thread: %s\n", strerror(r));
+			fprintf(stderr, "nw-workload: pool thread: %s\n",
+				strerror(r));
 			return -1;
 		}
 		w->started = true;
@@ -629,11 +634,13 @@ static int handle_one(struct listener *l)
 	e = r ? errno : 0;
 	j.t1 = nw_now();
 	j.cpu0 = thread_cpu_ns();
-	truth_emit("recv", "\"sup_pid\":%d,\"listener\":%d,\"flags_in\":%u,"
+	truth_emit("recv",
+		   "\"sup_pid\":%d,\"listener\":%d,\"flags_in\":%u,"
 		   "\"t_before\":%llu,\"t_after\":%llu,\"ret\":%d,\"errno\":%d,"
 		   "\"id\":%llu,\"pid\":%d,\"nr\":%d",
-		   self, l->idx, nw_opts.recv_flag ? 1U : 0U, ull(t0), ull(j.t1), r, e,
-		   ull(r ? 0 : j.req.id), r ? 0 : (int)j.req.pid, r ? -1 : j.req.data.nr);
+		   self, l->idx, nw_opts.recv_flag ? 1U : 0U, ull(t0),
+		   ull(j.t1), r, e, ull(r ? 0 : j.req.id),
+		   r ? 0 : (int)j.req.pid, r ? -1 : j.req.data.nr);
 	NW_COUNT(recvs);
 	if (r) {
 		NW_COUNT(recvs_failed);
@@ -722,7 +729,8 @@ int nw_supervisor_main(int sock, int nlisteners, int pipe_fd)
 				continue;
 			if (pfd[i].revents & POLLIN) {
 				r = handle_one(&ls[i]);
-				if (r == NW_EXIT_UNSUPPORTED || r == NW_EXIT_FAIL) {
+				if (r == NW_EXIT_UNSUPPORTED ||
+				    r == NW_EXIT_FAIL) {
 					rc = r;
 					goto out;
 				}
