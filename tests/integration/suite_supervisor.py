@@ -74,9 +74,16 @@ def emulated():
 PICKUP_NS = 1500000 if emulated() else 100000
 
 
+# On TCG the thread's CPU clock (the scheduler's sched_clock) and the
+# tracer's CLOCK_MONOTONIC drift apart by up to a fifth over milliseconds
+# (seen: 13.0 ms running by sched_switch times, 10.3 ms by the CPU clock):
+# there the comparison allows a quarter of the handle time.
+CLOCK_SHARE = 0.25 if emulated() else 0.03
+
+
 def near(got, want, what, n, h, extra=0):
     """The tracer's running time against the thread's own CPU clock."""
-    tol = 100000 + 0.03 * n["handle_ns"] + outside(n, h) + extra
+    tol = 100000 + CLOCK_SHARE * n["handle_ns"] + outside(n, h) + extra
     expect(abs(got - want) <= tol, f"notif {n['id']}: {what} {got} ns, the supervisor's "
            f"CPU clock says {want} ns (tolerance {tol:.0f})")
 
