@@ -15,8 +15,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Frames of one stack: bpf/facts.h's NW_STACK_DEPTH. */
-#define NW_SUP_STACK_DEPTH 127
+#include "facts.h"
+
+/* Frames of one stack, as BPF's stack map keeps them. */
+#define NW_SUP_STACK_DEPTH NW_STACK_DEPTH
 
 /*
  * Fills @ips (leaf first, as bpf_get_stackid() stores them; a zero ends
