@@ -8,29 +8,41 @@ static const struct sup_switch *nth(const struct sup_history *h, __u64 i)
 	return &h->ring[i % NW_SUP_HISTORY];
 }
 
+/*
+ * Kept in time order: a switch applied late (held in a stalled CPU's ring
+ * buffer past the reorder window) goes back to its place.
+ */
 void sup_history_push(struct sup_history *h, __u64 t_ns, __u8 what)
 {
-	struct sup_switch *s = &h->ring[h->pushed % NW_SUP_HISTORY];
+	__u64 first = h->pushed > NW_SUP_HISTORY - 1 ?
+			      h->pushed - (NW_SUP_HISTORY - 1) :
+			      0;
+	__u64 i = h->pushed;
 
-	memset(s, 0, sizeof(*s));
-	s->t_ns = t_ns;
-	s->what = what;
+	for (; i > first && nth(h, i - 1)->t_ns > t_ns; i--)
+		h->ring[i % NW_SUP_HISTORY] = *nth(h, i - 1);
+	memset(&h->ring[i % NW_SUP_HISTORY], 0, sizeof(h->ring[0]));
+	h->ring[i % NW_SUP_HISTORY].t_ns = t_ns;
+	h->ring[i % NW_SUP_HISTORY].what = what;
 	h->pushed++;
 }
 
+/* The OUT at @t_ns among the newest few gets its stacks. */
 void sup_history_stack(struct sup_history *h, __u64 t_ns, __s32 kstack,
 		       __s32 ustack)
 {
+	__u64 i, stop = h->pushed > 8 ? h->pushed - 8 : 0;
 	struct sup_switch *s;
 
-	if (!h->pushed)
+	for (i = h->pushed; i > stop; i--) {
+		s = &h->ring[(i - 1) % NW_SUP_HISTORY];
+		if (s->t_ns != t_ns || s->what != SUP_OUT_BLOCKED)
+			continue;
+		s->kstack = kstack;
+		s->ustack = ustack;
+		s->have_stack = true;
 		return;
-	s = &h->ring[(h->pushed - 1) % NW_SUP_HISTORY];
-	if (s->t_ns != t_ns || s->what != SUP_OUT_BLOCKED)
-		return;
-	s->kstack = kstack;
-	s->ustack = ustack;
-	s->have_stack = true;
+	}
 }
 
 static void add_off(const struct sup_switch *out, __u64 from, __u64 to,

@@ -40,8 +40,9 @@ struct sup_split {
 typedef void (*sup_blocked_fn)(void *ctx, const struct sup_switch *out,
 			       __u64 weight_ns);
 
+/* In time order, whatever order the switches come in. */
 void sup_history_push(struct sup_history *h, __u64 t_ns, __u8 what);
-/* The stacks of the newest switch, an OUT at @t_ns; else ignored. */
+/* The stacks of a recent OUT asleep at @t_ns; else ignored. */
 void sup_history_stack(struct sup_history *h, __u64 t_ns, __s32 kstack,
 		       __s32 ustack);
 

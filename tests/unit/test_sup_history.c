@@ -54,3 +54,28 @@ TEST(sup_history_unknown_before_known_or_overflow)
 	EXPECT_EQ(s.runnable_ns, 10);
 	EXPECT_EQ(s.running_ns, 10);
 }
+
+/*
+ * A switch that comes after later ones (a stalled CPU's ring buffer held
+ * it past the reorder window) still splits in its place; kept in arrival
+ * order, the split came out wrong or was refused (TCG guests, 2026-12-07).
+ */
+TEST(sup_history_late_switch_goes_to_its_place)
+{
+	static struct sup_history h;
+	struct sup_split s;
+
+	sup_history_push(&h, 100, SUP_IN);
+	sup_history_push(&h, 400, SUP_IN);
+	sup_history_push(&h, 300, SUP_OUT_BLOCKED);
+	sup_history_stack(&h, 300, 7, 8);
+	sup_history_push(&h, 500, SUP_OUT_RUNNABLE);
+	sup_history_push(&h, 50, SUP_OUT_BLOCKED); /* older than all */
+	blocked_seen = 0;
+	ASSERT_TRUE(
+		sup_history_split(&h, 10, 150, 600, &s, count_blocked, NULL));
+	EXPECT_EQ(s.blocked_ns, 100);
+	EXPECT_EQ(s.runnable_ns, 100);
+	EXPECT_EQ(s.running_ns, 250);
+	EXPECT_EQ(blocked_seen, 100);
+}
