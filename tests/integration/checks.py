@@ -543,6 +543,10 @@ class Checker:
             for k in LOST_COUNTERS:
                 if lost[0].get(k) != 0:
                     self.problems.append(f"lost record: {k}={lost[0].get(k)}")
+            # not a loss, but a suspect for what went wrong
+            if self.problems and lost[0].get("late_facts"):
+                self.problems.append(f"late_facts={lost[0]['late_facts']}: facts were applied "
+                                     f"past the reorder window")
             for k in OPTIONAL_LOST_COUNTERS:
                 if lost[0].get(k, 0) != 0:
                     self.problems.append(f"lost record: {k}={lost[0].get(k)}")

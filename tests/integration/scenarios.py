@@ -71,6 +71,9 @@ def traced(env, wargs, targs=(), timeout=120, tag="run", wrap=()):
     for f in (out, truth_path):
         if os.path.exists(f):
             os.unlink(f)
+    if os.environ.get("NW_IT_RECORD"):
+        # the raw facts beside the records, for a failure's joiner unit test
+        targs = [*targs, "--record", env.path(f"{tag}.facts")]
     cmd = [env.tracer, "-j", "-o", out, *targs, "--", *wrap, env.workload, *wargs,
            "--truth", truth_path]
     p = run_tracer(cmd, timeout)

@@ -8,6 +8,9 @@
 #   NW_VM_SUITES: the suite_*.py run besides the core scenarios. Default: the
 #   ones about the kernel (filters, backends, chains, supervisor); the outputs built on
 #   top (metrics, bound check, timeline, Go) run in the host suite.
+#   NW_VM_SCRATCH: where the scratch goes instead of /tmp ("$NW_VM_RUN", the
+#   host's writable run directory, keeps a failure's files for the host);
+#   NW_IT_RECORD=1 adds --record to each run.
 set -uo pipefail
 build=${1:-${VM_BUILD:-build}}
 backends=${NW_VM_BACKENDS:-${VM_BACKENDS:-fentry tracepoint}}
@@ -21,7 +24,7 @@ for pat in ${NW_VM_TESTS:-}; do ks+=(-k "$pat"); done
 for backend in $backends; do
 	log=/tmp/nw-suite-$backend.log
 	echo "== notifwait suite, backend $backend"
-	python3 tests/integration/run.py --build "$build" --scratch "/tmp/nw-it-$backend" \
+	python3 tests/integration/run.py --build "$build" --scratch "${NW_VM_SCRATCH:-/tmp}/nw-it-$backend" \
 		--backend "$backend" --suites "${NW_VM_SUITES-filters,backends,chains,supervisor}" "${ks[@]}" 2>&1 | tee "$log" | sed "s/^/[$backend] /"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
