@@ -282,7 +282,13 @@ static __always_inline void emit_return(struct nw_thread *st,
 	f = fact_reserve(sizeof(*f));
 	if (!f)
 		return;
-	fill_hdr(&f->h, NW_FACT_RETURN, flags, sizeof(*f), t);
+	/*
+	 * Stamped after pending was read: a signal it shows was sent before
+	 * its t_ns. A TCG vCPU stalled 256 us between the hook's timestamp
+	 * and this read, and a SIGURG sent in between looked sent after.
+	 */
+	fill_hdr(&f->h, NW_FACT_RETURN, flags, sizeof(*f),
+		 bpf_ktime_get_ns());
 	f->filter = st->filter;
 	f->id = st->id;
 	f->ret = ret;
