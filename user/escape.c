@@ -130,6 +130,17 @@ void nw_json_escape(FILE *out, const char *s)
 
 	fputc('"', out);
 	while (i < len) {
+		size_t plain = i;
+
+		/* printable ASCII but quote and backslash: written as one run */
+		while (plain < len && p[plain] >= 0x20 && p[plain] < 0x7f &&
+		       p[plain] != '"' && p[plain] != '\\')
+			plain++;
+		if (plain > i) {
+			fwrite(p + i, 1, plain - i, out);
+			i = plain;
+			continue;
+		}
 		switch (p[i]) {
 		case '"':
 			fputs("\\\"", out);
