@@ -1029,11 +1029,19 @@ static void end_handling(struct joiner *j, struct knotif *k,
 	k->have_handle_split = true;
 	k->handle_split.thread = f->h.tid;
 	k->handle_split.recv_thread = k->supervisor_tid;
-	if (!t->sup ||
-	    !sup_history_split(&t->sup->history, t->sup->known_since_ns,
-			       k->ev.t_recv_ns, f->h.t_ns, &split,
-			       j->cfg.stack ? blocked_stack : NULL, &b))
+	if (!t->sup)
 		return;
+	switch (sup_history_split(&t->sup->history, t->sup->known_since_ns,
+				  k->ev.t_recv_ns, f->h.t_ns, &split,
+				  j->cfg.stack ? blocked_stack : NULL, &b)) {
+	case SUP_SPLIT_OK:
+		break;
+	case SUP_SPLIT_GAP:
+		j->c.switch_gaps++;
+		return;
+	default:
+		return;
+	}
 	k->handle_split.known = true;
 	k->handle_split.running_ns = split.running_ns;
 	k->handle_split.runnable_ns = split.runnable_ns;

@@ -42,11 +42,15 @@ struct joiner_config {
 struct joiner_counters {
 	unsigned long long facts; /* accepted */
 	unsigned long long malformed; /* unknown kind or wrong size */
-	unsigned long long late; /* arrived after facts later than it were applied */
+	/* arrived after facts later than it were applied */
+	unsigned long long late;
 	unsigned long long no_memory;
 	unsigned long long dropped_knotifs; /* over max_knotifs at once */
 	unsigned long long dropped_signals; /* over NW_MAX_SIGNALS in one wait */
-	unsigned long long unidentified; /* a wait whose notification was not found */
+	/* a wait whose notification was not found */
+	unsigned long long unidentified;
+	/* handle_splits refused: a supervisor thread's switch never came */
+	unsigned long long switch_gaps;
 };
 
 struct joiner;

@@ -321,6 +321,7 @@ void json_write_lost(FILE *out, const struct run_totals *t)
 	jw_uint(&w, "malformed", t->malformed);
 	jw_uint(&w, "no_memory", t->no_memory);
 	jw_uint(&w, "late_facts", t->late_facts);
+	jw_uint(&w, "switch_gaps", t->switch_gaps);
 	if (t->stacks)
 		jw_uint(&w, "stacks_lost", t->bpf.lost_stacks);
 	jw_end_object(&w);

@@ -206,6 +206,7 @@ static void totals(struct app *app, struct run_totals *t)
 		t->bpf.unidentified += jc.unidentified;
 		t->malformed += jc.malformed;
 		t->late_facts = jc.late;
+		t->switch_gaps = jc.switch_gaps;
 		t->no_memory += jc.no_memory;
 	}
 	t->elapsed_s = ((app->replay ? app->replay_now_ns : mono_ns()) -
@@ -476,6 +477,10 @@ static void report_end(struct app *app)
 		fprintf(stderr,
 			", facts out of order (later than the window): %llu",
 			t.late_facts);
+	if (t.switch_gaps)
+		fprintf(stderr,
+			", handle splits not given (a supervisor switch missing): %llu",
+			t.switch_gaps);
 	if (app->replay && recording_cut_short(app->replay))
 		fprintf(stderr,
 			"; the recording was cut short (no end marker: the tracer was killed or its disk filled), replayed up to its last whole entry");

@@ -32,6 +32,8 @@ struct run_totals {
 	unsigned long long malformed, no_memory;
 	/* facts that came after the window: applied out of t_ns order */
 	unsigned long long late_facts;
+	/* handle_splits refused: a supervisor thread's switch never came */
+	unsigned long long switch_gaps;
 	double elapsed_s;
 	const struct bound_check *bound; /* --check-bound, else NULL */
 	const struct findings *findings; /* NULL: none kept (unit tests) */
@@ -58,8 +60,7 @@ struct sink *sink_summary_new(FILE *out, const struct report_info *info);
 /* --check-bound: each violation as it finishes, the verdict at exit. */
 struct sink *sink_bound_new(FILE *out, const struct report_info *info);
 /* --timeline: an SVG (or HTML page) written at exit to @path. */
-struct sink *sink_timeline_new(const char *path,
-			       const struct report_info *info,
+struct sink *sink_timeline_new(const char *path, const struct report_info *info,
 			       const struct timeline_options *opts);
 
 #define NW_MAX_SINKS 8

@@ -59,43 +59,67 @@ static void add_off(const struct sup_switch *out, __u64 from, __u64 to,
 		blocked(ctx, out, d);
 }
 
-bool sup_history_split(const struct sup_history *h, __u64 known_since,
-		       __u64 from, __u64 to, struct sup_split *out,
-		       sup_blocked_fn blocked, void *ctx)
+/* The walk of sup_history_split() from switch @i, off by @off at @from. */
+static enum sup_split_result walk(const struct sup_history *h, __u64 i,
+				  const struct sup_switch *off, __u64 from,
+				  __u64 to, struct sup_split *acc,
+				  sup_blocked_fn blocked, void *ctx)
+{
+	__u64 t_off = from;
+
+	for (; i < h->pushed && nth(h, i)->t_ns <= to; i++) {
+		const struct sup_switch *s = nth(h, i);
+
+		/*
+		 * A thread's switches alternate. Without the IN between two
+		 * OUTs, its running time between them would count as off
+		 * the CPU (without the OUT between two INs, the other way).
+		 */
+		if ((s->what == SUP_IN) == !off)
+			return SUP_SPLIT_GAP;
+		if (s->what == SUP_IN) {
+			add_off(off, t_off, s->t_ns, acc, blocked, ctx);
+			off = NULL;
+		} else {
+			off = s;
+			t_off = s->t_ns;
+		}
+	}
+	if (off)
+		add_off(off, t_off, to, acc, blocked, ctx);
+	return SUP_SPLIT_OK;
+}
+
+enum sup_split_result sup_history_split(const struct sup_history *h,
+					__u64 known_since, __u64 from, __u64 to,
+					struct sup_split *out,
+					sup_blocked_fn blocked, void *ctx)
 {
 	__u64 first = h->pushed > NW_SUP_HISTORY ? h->pushed - NW_SUP_HISTORY :
 						   0;
 	const struct sup_switch *off = NULL; /* the OUT it is off the CPU by */
-	struct sup_split acc = {};
-	__u64 i = first, t_off = from;
+	struct sup_split acc = {}, again = {};
+	enum sup_split_result r;
+	__u64 i = first;
 
 	if (to < from || from < known_since)
-		return false;
+		return SUP_SPLIT_UNKNOWN;
 	/* its state at @from: the last switch at or before it */
 	while (i < h->pushed && nth(h, i)->t_ns <= from)
 		i++;
 	if (i > first)
 		off = nth(h, i - 1)->what == SUP_IN ? NULL : nth(h, i - 1);
 	else if (first > 0)
-		return false; /* the switches around @from are gone */
-	for (; i < h->pushed && nth(h, i)->t_ns <= to; i++) {
-		const struct sup_switch *s = nth(h, i);
-
-		if (s->what == SUP_IN) {
-			if (off)
-				add_off(off, t_off, s->t_ns, &acc, blocked,
-					ctx);
-			off = NULL;
-		} else if (!off) {
-			off = s;
-			t_off = s->t_ns;
-		}
-	}
-	if (off)
-		add_off(off, t_off, to, &acc, blocked, ctx);
+		return SUP_SPLIT_UNKNOWN; /* the switches around @from are gone */
+	r = walk(h, i, off, from, to, &acc, NULL, NULL);
+	if (r != SUP_SPLIT_OK)
+		return r;
 	if (acc.runnable_ns + acc.blocked_ns > to - from)
-		return false;
+		return SUP_SPLIT_UNKNOWN;
+	/* the stacks only of a split that is given */
+	if (blocked)
+		walk(h, i, off, from, to, &again, blocked, ctx);
 	acc.running_ns = to - from - acc.runnable_ns - acc.blocked_ns;
 	*out = acc;
-	return true;
+	return SUP_SPLIT_OK;
 }

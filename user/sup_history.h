@@ -46,16 +46,26 @@ void sup_history_push(struct sup_history *h, __u64 t_ns, __u8 what);
 void sup_history_stack(struct sup_history *h, __u64 t_ns, __s32 kstack,
 		       __s32 ustack);
 
+enum sup_split_result {
+	SUP_SPLIT_OK,
+	/* @from before @known_since, or its switches no longer all kept */
+	SUP_SPLIT_UNKNOWN,
+	/*
+	 * two INs or two OUTs in a row inside the span: a switch between
+	 * them never came (a fact lost or a probe run missed)
+	 */
+	SUP_SPLIT_GAP,
+};
+
 /*
  * Split [@from, @to] of a thread that was on a CPU at @known_since (its
  * first RECV or reply, from which on every switch of it is a fact) and at
- * @to. False when its state at @from is not known: @from before
- * @known_since, or the switches since @from no longer all kept. @blocked
- * (may be NULL) is called for each blocked interval that has stacks,
- * clipped to the span.
+ * @to; *@out only on SUP_SPLIT_OK. @blocked (may be NULL) is called for
+ * each blocked interval that has stacks, clipped to the span.
  */
-bool sup_history_split(const struct sup_history *h, __u64 known_since,
-		       __u64 from, __u64 to, struct sup_split *out,
-		       sup_blocked_fn blocked, void *ctx);
+enum sup_split_result sup_history_split(const struct sup_history *h,
+					__u64 known_since, __u64 from, __u64 to,
+					struct sup_split *out,
+					sup_blocked_fn blocked, void *ctx);
 
 #endif /* NW_SUP_HISTORY_H */

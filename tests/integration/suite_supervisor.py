@@ -81,11 +81,11 @@ PICKUP_NS = 1500000 if emulated() else 100000
 CLOCK_SHARE = 0.25 if emulated() else 0.03
 
 
-def near(got, want, what, n, h, extra=0):
+def near(got, want, what, n, h, extra=0, note=""):
     """The tracer's running time against the thread's own CPU clock."""
     tol = 100000 + CLOCK_SHARE * n["handle_ns"] + outside(n, h) + extra
     expect(abs(got - want) <= tol, f"notif {n['id']}: {what} {got} ns, the supervisor's "
-           f"CPU clock says {want} ns (tolerance {tol:.0f})")
+           f"CPU clock says {want} ns (tolerance {tol:.0f}){note}")
 
 
 def t_handle_split_sleeping(env):
@@ -184,7 +184,7 @@ def t_handle_split_worker_pool(env):
         ["--threads", "2", "--iterations", "6"]
     trace, truth = traced(env, ["--pool", "3", "--handle-us", "5000", "--handle-spin"]
                           + callers, tag="pool")
-    late = [r.get("late_facts") for r in trace.of("lost")]
+    lost, = trace.of("lost")
     pairs = handled(trace, truth)
     # a worker is followed from its first reply on: what it handles of a
     # notification received before that cannot be split
@@ -209,7 +209,7 @@ def t_handle_split_worker_pool(env):
         if s["running_ns"] is None:
             expect(h["t_start"] <= first_reply[h["tid"]] + MS, f"notif {n['id']}: not split, "
                    f"received {h['t_start'] - first_reply[h['tid']]} ns after its worker's "
-                   f"first reply (late facts {late})")
+                   f"first reply (lost {lost})")
             continue
         expect(h["t_start"] >= first_reply[h["tid"]] - MS, f"notif {n['id']}: split, but "
                f"received before its worker's first reply")
@@ -221,7 +221,8 @@ def t_handle_split_worker_pool(env):
         checked += 1
         # from RECV to the pick-up the worker slept on its queue
         waited = h["t_pickup"] - h["t_start"]
-        near(s["running_ns"], h["cpu_ns"], "running", n, h, PICKUP_NS)
+        near(s["running_ns"], h["cpu_ns"], "running", n, h, PICKUP_NS,
+             f"; split {s}, truth {h}, lost {lost}")
         expect(s["blocked_ns"] + s["runnable_ns"] >= 0.9 * waited - outside(n, h) - PICKUP_NS,
                f"notif {n['id']}: off the CPU {s['blocked_ns'] + s['runnable_ns']} ns, it "
                f"waited {waited} ns for the worker")
