@@ -26,7 +26,7 @@ NOTIFY_UNSEEN_PCT = int(os.environ.get("NW_TEST_NOTIFY_UNSEEN_PCT", "10"))
 # the lost record's counters; each names a cause, and none may be nonzero
 LOST_COUNTERS = ("events", "knotifs_dropped", "signals_dropped", "missed_runs")
 # issue #14: checked when the tracer reports it (a missing key counts as 0)
-OPTIONAL_LOST_COUNTERS = ("unidentified", "switch_gaps")
+OPTIONAL_LOST_COUNTERS = ("unidentified",)
 
 NOTIF_KEYS = (
     "id", "target_pid", "target_tid", "comm", "syscall", "nr", "supervisor_pid",

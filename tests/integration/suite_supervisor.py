@@ -20,6 +20,24 @@ def handled(trace, truth):
     return out
 
 
+def switch_gaps(trace):
+    lost, = trace.of("lost")
+    return lost["switch_gaps"]
+
+
+def split_handled(trace, truth):
+    """handled(), less the notifications left unsplit for a switch the
+    tracer did not see (switch_gaps: this host's kernel skips the
+    sched_switch tracepoint for some switches, see supervisor-profile.md);
+    at most a quarter of them."""
+    pairs = handled(trace, truth)
+    out = [(n, h) for n, h in pairs if (n["handle_split"] or {}).get("running_ns") is not None]
+    unsplit = len(pairs) - len(out)
+    expect(unsplit <= min(switch_gaps(trace), len(pairs) // 4),
+           f"{unsplit} of {len(pairs)} not split, switch_gaps {switch_gaps(trace)}")
+    return out
+
+
 def findings(trace):
     summary, = trace.of("summary")
     return {f["kind"]: f for f in summary["findings"]}
@@ -91,7 +109,7 @@ def near(got, want, what, n, h, extra=0, note=""):
 def t_handle_split_sleeping(env):
     """A supervisor that sleeps its 5 ms: blocked is the handle time."""
     trace, truth = traced(env, ["--handle-us", "5000", "--iterations", "8"], tag="sleep")
-    for n, h in handled(trace, truth):
+    for n, h in split_handled(trace, truth):
         s = check_whole(n, h)
         near(s["running_ns"], h["cpu_ns"], "running", n, h)
         # off its CPU clock, a sleeping supervisor is asleep
@@ -101,7 +119,7 @@ def t_handle_split_sleeping(env):
     check_summary(trace, truth)
     expect("supervisor_starved" not in findings(trace), "a sleeping supervisor starved")
     f = findings(trace).get("supervisor_blocked")
-    blocked = sum(n["handle_split"]["blocked_ns"] for n, _ in handled(trace, truth))
+    blocked = sum(n["handle_split"]["blocked_ns"] for n, _ in split_handled(trace, truth))
     expect(f and f["evidence"]["blocked_ns"] == blocked,
            f"supervisor_blocked {f}, blocked {blocked} ns in the records")
 
@@ -110,7 +128,7 @@ def t_handle_split_computing(env):
     """A supervisor that computes for its 5 ms: running is the handle time."""
     trace, truth = traced(env, ["--handle-us", "5000", "--handle-spin", "--iterations", "8"],
                           tag="spin")
-    for n, h in handled(trace, truth):
+    for n, h in split_handled(trace, truth):
         s = check_whole(n, h)
         near(s["running_ns"], h["cpu_ns"], "running", n, h)
         expect(s["blocked_ns"] <= 0.05 * n["handle_ns"] + outside(n, h), f"notif {n['id']}: blocked "
@@ -121,19 +139,23 @@ def t_handle_split_computing(env):
 
 
 def t_handle_split_starved(env):
-    """Pinned to one CPU with a CPU hog: the computing supervisor gets about
-    half of it; the rest of its handle time is runnable, never blocked, and
-    its running time is what its own CPU clock says."""
-    hog = subprocess.Popen(["taskset", "-c", "0", "sh", "-c", "while :; do :; done"])
+    """Pinned to one CPU with two CPU hogs: the computing supervisor gets
+    about a third of it; the rest of its handle time is runnable, never
+    blocked, and its running time is what its own CPU clock says. (With
+    one hog, a supervisor waking with lag got under the finding's 20%
+    runnable in 2 of 20 loaded runs.)"""
+    hogs = [subprocess.Popen(["taskset", "-c", "0", "sh", "-c", "while :; do :; done"])
+            for _ in range(2)]
     try:
         trace, truth = traced(env, ["--handle-us", "20000", "--handle-spin",
                                     "--iterations", "6"], tag="starved",
                               wrap=["taskset", "-c", "0"])
     finally:
-        hog.kill()
-        hog.wait()
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
     shares = []
-    for n, h in handled(trace, truth):
+    for n, h in split_handled(trace, truth):
         s = check_whole(n, h)
         near(s["running_ns"], h["cpu_ns"], "running", n, h)
         wall = h["t_end"] - h["t_start"]
@@ -142,7 +164,7 @@ def t_handle_split_starved(env):
     expect(max(shares) > 0.2, f"runnable shares {shares}: the hog never took the CPU")
     check_summary(trace, truth)
     f = findings(trace).get("supervisor_starved")
-    total = sum(n["handle_split"]["runnable_ns"] for n, _ in handled(trace, truth))
+    total = sum(n["handle_split"]["runnable_ns"] for n, _ in split_handled(trace, truth))
     expect(f and [x["name"] for x in f["evidence"]["supervisors"]] ==
            [f"nw-workload/{truth.supervisor_pid}"] and f["evidence"]["runnable_ns"] == total,
            f"supervisor_starved {f}, runnable {total} ns in the records")
@@ -201,12 +223,16 @@ def t_handle_split_worker_pool(env):
         # busy until its reply returned and its truth record was written
         last[h["tid"]] = sends[h["id"]]["t_after"] + PICKUP_NS
     split = checked = 0
+    gaps_left = switch_gaps(trace)
     for n, h in pairs:
         s = n["handle_split"]
         expect(s and s["thread"] == h["tid"] and s["recv_thread"] == h["recv_tid"]
                and h["tid"] != h["recv_tid"],
                f"notif {n['id']}: handle_split {s}, truth worker {h['tid']} recv {h['recv_tid']}")
         if s["running_ns"] is None:
+            if gaps_left > 0 and h["t_start"] > first_reply[h["tid"]] + MS:
+                gaps_left -= 1  # a switch not seen: counted, not split
+                continue
             expect(h["t_start"] <= first_reply[h["tid"]] + MS, f"notif {n['id']}: not split, "
                    f"received {h['t_start'] - first_reply[h['tid']]} ns after its worker's "
                    f"first reply (lost {lost})")
