@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE /* fwrite_unlocked, fputs_unlocked */
+#include <stdio.h>
 #include <string.h>
 #include "escape.h"
 
@@ -123,12 +125,13 @@ char *nw_label_escape(char *dst, size_t size, const char *src, size_t max)
 	return dst;
 }
 
-void nw_json_escape(FILE *out, const char *s)
+void nw_json_escape_to(nw_put_fn put, void *ctx, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = strlen(s), i = 0, n;
+	char u[8];
 
-	fputc('"', out);
+	put(ctx, "\"", 1);
 	while (i < len) {
 		size_t plain = i;
 
@@ -137,55 +140,71 @@ void nw_json_escape(FILE *out, const char *s)
 		       p[plain] != '"' && p[plain] != '\\')
 			plain++;
 		if (plain > i) {
-			fwrite(p + i, 1, plain - i, out);
+			put(ctx, s + i, plain - i);
 			i = plain;
 			continue;
 		}
 		switch (p[i]) {
 		case '"':
-			fputs("\\\"", out);
+			put(ctx, "\\\"", 2);
 			i++;
 			continue;
 		case '\\':
-			fputs("\\\\", out);
+			put(ctx, "\\\\", 2);
 			i++;
 			continue;
 		case '\n':
-			fputs("\\n", out);
+			put(ctx, "\\n", 2);
 			i++;
 			continue;
 		case '\r':
-			fputs("\\r", out);
+			put(ctx, "\\r", 2);
 			i++;
 			continue;
 		case '\t':
-			fputs("\\t", out);
+			put(ctx, "\\t", 2);
 			i++;
 			continue;
 		case '\b':
-			fputs("\\b", out);
+			put(ctx, "\\b", 2);
 			i++;
 			continue;
 		case '\f':
-			fputs("\\f", out);
+			put(ctx, "\\f", 2);
 			i++;
 			continue;
 		}
 		n = nw_utf8_len(p + i, len - i);
 		if (!n) {
-			fprintf(out, "\\udc%02x", p[i]); /* 0x80..0xff */
+			snprintf(u, sizeof(u), "\\udc%02x",
+				 p[i]); /* 0x80..0xff */
+			put(ctx, u, 6);
 			n = 1;
 		} else if (n == 1 && (p[i] < 0x20 || p[i] == 0x7f)) {
-			fprintf(out, "\\u%04x", p[i]);
+			snprintf(u, sizeof(u), "\\u%04x", p[i]);
+			put(ctx, u, 6);
 		} else if (is_c1(p + i, n)) {
-			fprintf(out, "\\u%04x", p[i + 1]);
+			snprintf(u, sizeof(u), "\\u%04x", p[i + 1]);
+			put(ctx, u, 6);
 		} else if (n == 3 && p[i] == 0xe2 && p[i + 1] == 0x80 &&
 			   (p[i + 2] == 0xa8 || p[i + 2] == 0xa9)) {
-			fprintf(out, "\\u%04x", 0x2000 | (p[i + 2] - 0x80));
+			snprintf(u, sizeof(u), "\\u%04x",
+				 0x2000 | (p[i + 2] - 0x80));
+			put(ctx, u, 6);
 		} else {
-			fwrite(p + i, 1, n, out);
+			put(ctx, s + i, n);
 		}
 		i += n;
 	}
-	fputc('"', out);
+	put(ctx, "\"", 1);
+}
+
+static void put_file(void *ctx, const char *p, size_t n)
+{
+	fwrite_unlocked(p, 1, n, ctx);
+}
+
+void nw_json_escape(FILE *out, const char *s)
+{
+	nw_json_escape_to(put_file, out, s);
 }

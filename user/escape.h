@@ -44,5 +44,8 @@ char *nw_label_escape(char *dst, size_t size, const char *src, size_t max);
  * \udcXX (Python's "surrogateescape", PEP 383), which valid UTF-8 never yields.
  */
 void nw_json_escape(FILE *out, const char *s);
+/* The same, handed out in pieces to @put. */
+typedef void (*nw_put_fn)(void *ctx, const char *p, size_t n);
+void nw_json_escape_to(nw_put_fn put, void *ctx, const char *s);
 
 #endif /* NW_ESCAPE_H */

@@ -13,8 +13,16 @@
 struct json_writer {
 	FILE *out;
 	bool need_comma;
+	unsigned int depth; /* objects and arrays open */
+	size_t len;
+	char buf[4096]; /* the record so far: written out when it closes */
 };
 
+/*
+ * Nothing reaches @out before the outermost object or array is closed
+ * (a longer one in 4 KiB pieces); close it before writing to @out
+ * directly.
+ */
 void jw_init(struct json_writer *w, FILE *out);
 void jw_begin_object(struct json_writer *w, const char *key);
 void jw_end_object(struct json_writer *w);

@@ -687,6 +687,8 @@ static void on_replay_tick(__u64 now_ns, void *ctx)
 	struct run_totals t;
 
 	app->replay_now_ns = now_ns;
+	/* as live, once per poll: the output is not held whole in memory */
+	output_flush_all();
 	while (app->replay_next_interval_ns &&
 	       now_ns >= app->replay_next_interval_ns) {
 		totals(app, &t);

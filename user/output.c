@@ -202,17 +202,12 @@ int output_begin_all(void)
 #define REGULAR_CHUNK (64 * 1024)
 static size_t chunk_len(const char *p, size_t n, size_t max)
 {
-	const char *nl;
-	size_t last = 0;
+	/* backwards from the chunk's end: about one line scanned per chunk */
+	const char *nl = memrchr(p, '\n', n < max ? n : max);
 
-	while (last < n && (nl = memchr(p + last, '\n', n - last))) {
-		if ((size_t)(nl - p) + 1 > max && last)
-			return last;
-		last = nl - p + 1;
-		if (last >= max)
-			return last;
-	}
-	return last;
+	if (!nl && n > max)
+		nl = memchr(p + max, '\n', n - max); /* one longer line */
+	return nl ? (size_t)(nl - p) + 1 : 0;
 }
 
 /* One chunk; on a regular file a failed one is cut back off, no half line. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
+#include <string.h>
 #include "json_record.h"
 #include "json_writer.h"
 #include "unit.h"
@@ -45,11 +46,44 @@ static void u64_fn(FILE *f, const void *arg)
 	jw_end_object(&w);
 }
 
+static void long_record_fn(FILE *f, const void *arg)
+{
+	struct json_writer w;
+
+	jw_init(&w, f);
+	jw_begin_object(&w, NULL);
+	jw_string(&w, "s", arg);
+	fputs("<in the record>", f); /* held back: the record is not closed */
+	jw_uint(&w, "n", 7);
+	jw_end_object(&w);
+	fputs("<after>", f);
+	jw_init(&w, f);
+	jw_uint(&w, NULL, 42); /* a value alone is written at once */
+	fputs("<end>", f);
+}
+
+/* A record longer than the writer's buffer comes out whole and in order. */
+TEST(json_writer_long_record_in_order)
+{
+	static char big[10001], want[10100];
+	char *s;
+
+	memset(big, 'a', sizeof(big) - 1);
+	s = capture(long_record_fn, big);
+	snprintf(want, sizeof(want), "{\"s\":\"%.*s", 4096 - 6, big);
+	EXPECT_TRUE(!strncmp(s, want, strlen(want)));
+	EXPECT_TRUE(strstr(s, "<in the record>") != NULL);
+	EXPECT_TRUE(strstr(s, "\",\"n\":7}<after>42<end>") != NULL);
+	free(s);
+}
+
 TEST(full_u64_ids_and_nesting)
 {
 	char *s = capture(u64_fn, NULL);
 
-	EXPECT_STREQ(s, "{\"id\":18446744073709551615,\"ret\":-512,\"x\":null,\"a\":[1,2]}");
+	EXPECT_STREQ(
+		s,
+		"{\"id\":18446744073709551615,\"ret\":-512,\"x\":null,\"a\":[1,2]}");
 	free(s);
 }
 

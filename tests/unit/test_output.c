@@ -41,6 +41,34 @@ TEST(output_writes_whole_lines_in_pipe_buf_chunks)
 	close(p[1]);
 }
 
+/* chunk_len(): a line longer than PIPE_BUF goes alone, whole, and the
+ * lines after it in their own chunks. */
+TEST(output_writes_a_line_longer_than_pipe_buf_alone)
+{
+	char buf[3 * PIPE_BUF];
+	struct nw_output *o;
+	int p[2], i;
+	FILE *f;
+
+	ASSERT_TRUE(!socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, p));
+	o = output_open_fd(p[1], "socket");
+	ASSERT_TRUE(o != NULL);
+	f = output_file(o);
+	fputs("short\n", f);
+	for (i = 0; i < PIPE_BUF + 100; i++)
+		fputc('x', f);
+	fputs("\nafter\npartial", f);
+	EXPECT_EQ(output_flush(o), 0);
+	EXPECT_EQ(read(p[0], buf, sizeof(buf)), 6);
+	EXPECT_EQ(read(p[0], buf, sizeof(buf)), PIPE_BUF + 101);
+	EXPECT_EQ(read(p[0], buf, sizeof(buf)), 6);
+	EXPECT_TRUE(!strncmp(buf, "after\n", 6));
+	EXPECT_EQ(read(p[0], buf, sizeof(buf)), -1); /* "partial" is held */
+	output_close_all();
+	close(p[0]);
+	close(p[1]);
+}
+
 TEST(output_counts_lines_it_cannot_write)
 {
 	struct nw_output *o;
