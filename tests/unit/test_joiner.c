@@ -876,6 +876,35 @@ TEST(joiner_handle_split_by_the_supervisors_switches)
 	joiner_free(j);
 }
 
+/*
+ * The host kernel did not trace the switch that put the supervisor back
+ * on its CPU (CI, 2026-12-07): two OUTs in a row. Not split, counted;
+ * the split used to say the 100 ns it ran between them were runnable.
+ */
+TEST(joiner_handle_split_refused_when_a_switch_is_missing)
+{
+	struct joiner_counters c;
+	struct out o;
+	struct joiner *j = joiner_for(&o);
+
+	ASSERT_TRUE(j);
+	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
+	recv_fact(j, 5, TARGET, 110);
+	switch_fact(j, SUP, NW_SWITCH_OUT | NW_SWITCH_RUNNABLE, 150);
+	/* the IN at 160 was not traced */
+	switch_fact(j, SUP, NW_SWITCH_OUT | NW_SWITCH_RUNNABLE, 260);
+	switch_fact(j, SUP, NW_SWITCH_IN, 290);
+	send_fact(j, 5, 1, 300, 310, 0);
+	ret_fact(j, TARGET, 5, 0, 1, 320, 0);
+	drain(j);
+	ASSERT_TRUE(o.n == 1 && o.k[0].have_handle_split);
+	EXPECT_EQ(o.k[0].handle_split.known, 0);
+	EXPECT_EQ(o.k[0].handle_split.thread, SUP);
+	joiner_counters(j, &c);
+	EXPECT_EQ(c.switch_gaps, 1);
+	joiner_free(j);
+}
+
 /* A worker pool: another thread replies; its time is not split. */
 TEST(joiner_handle_split_of_another_replier_is_unknown)
 {
