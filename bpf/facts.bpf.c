@@ -390,6 +390,16 @@ static __always_inline void emit_stack(void *ctx, __u64 t)
 }
 
 /*
+ * A task with no BPF local storage at all (nearly every task) has none of
+ * ours: a load instead of a helper call, on every context switch of the
+ * system while a supervisor thread exists.
+ */
+static __always_inline bool has_storage(struct task_struct *task)
+{
+	return task->bpf_storage;
+}
+
+/*
  * Watched threads' switches: a target between its wait's end and its
  * signal's delivery (was it preempted, when did it run again?), every
  * switch of a supervisor thread. prev's storage is its own; next's is only
@@ -406,7 +416,8 @@ static __always_inline void watch_switch(void *ctx, bool preempt,
 	__u8 how = NW_SWITCH_OUT;
 	__u64 t;
 
-	if (prev->seccomp.mode == NW_SECCOMP_MODE_FILTER || sup) {
+	if ((prev->seccomp.mode == NW_SECCOMP_MODE_FILTER || sup) &&
+	    has_storage(prev)) {
 		st = own_state(false);
 		if (st && (st->is_sup || (st->watch_switch && runnable))) {
 			if (runnable)
@@ -425,7 +436,8 @@ static __always_inline void watch_switch(void *ctx, bool preempt,
 				emit_stack(ctx, t);
 		}
 	}
-	if (next->seccomp.mode == NW_SECCOMP_MODE_FILTER || sup) {
+	if ((next->seccomp.mode == NW_SECCOMP_MODE_FILTER || sup) &&
+	    has_storage(next)) {
 		st = bpf_task_storage_get(&threads, next, 0, 0);
 		if (st && (st->watch_switch || st->is_sup))
 			emit_switch(NW_SWITCH_IN, next->pid,
