@@ -73,15 +73,38 @@ void jw_escape(FILE *out, const char *s)
 	nw_json_escape(out, s);
 }
 
+/* Printable ASCII but quote and backslash: nothing to escape. */
+static bool plain(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] >= 0x7f || s[i] == '"' || s[i] == '\\')
+			return false;
+	return true;
+}
+
 static void key(struct json_writer *w, const char *k)
 {
+	size_t n;
+
 	if (w->need_comma)
 		put(w, ',');
 	w->need_comma = true;
-	if (k) {
-		nw_json_escape_to(put_n, w, k);
-		put(w, ':');
+	if (!k)
+		return;
+	/* keys are the program's own names: one copy, "key": */
+	n = strlen(k);
+	if (n + 3 <= sizeof(w->buf) - w->len && plain(k, n)) {
+		w->buf[w->len++] = '"';
+		memcpy(w->buf + w->len, k, n);
+		w->len += n;
+		w->buf[w->len++] = '"';
+		w->buf[w->len++] = ':';
+		return;
 	}
+	nw_json_escape_to(put_n, w, k);
+	put(w, ':');
 }
 
 void jw_begin_object(struct json_writer *w, const char *k)

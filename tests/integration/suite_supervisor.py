@@ -131,8 +131,12 @@ def t_handle_split_computing(env):
     for n, h in split_handled(trace, truth):
         s = check_whole(n, h)
         near(s["running_ns"], h["cpu_ns"], "running", n, h)
-        expect(s["blocked_ns"] <= 0.05 * n["handle_ns"] + outside(n, h), f"notif {n['id']}: blocked "
-               f"{s['blocked_ns']} of {n['handle_ns']} while computing")
+        # off its CPU only as long as its own clocks say (a guest's 9p page
+        # fault in the spin blocked it 742 us, and its CPU clock agreed)
+        off = h["t_end"] - h["t_start"] - h["cpu_ns"]
+        expect(s["blocked_ns"] <= off + 0.05 * n["handle_ns"] + outside(n, h),
+               f"notif {n['id']}: blocked {s['blocked_ns']} of {n['handle_ns']} while "
+               f"computing, {off} ns off its CPU clock")
     check_summary(trace, truth)
     expect("supervisor_starved" not in findings(trace), "a supervisor with a CPU starved")
     expect("supervisor_blocked" not in findings(trace), "a computing supervisor blocked")
