@@ -219,15 +219,6 @@ def t_handle_split_worker_pool(env):
     first_reply = {}
     for _, h in pairs:
         first_reply[h["tid"]] = min(first_reply.get(h["tid"], h["t_end"]), h["t_end"])
-    # the worker's CPU clock covers [t_pickup, t_end]: a notification
-    # received while its worker was busy with the one before it has that
-    # one's running time in its split, which the clock does not show
-    sends = {r["id"]: r for r in truth.ev("send")}
-    prev_end, last = {}, {}
-    for _, h in sorted(pairs, key=lambda p: p[1]["t_pickup"]):
-        prev_end[id(h)] = last.get(h["tid"], 0)
-        # busy until its reply returned and its truth record was written
-        last[h["tid"]] = sends[h["id"]]["t_after"] + PICKUP_NS
     split = checked = 0
     gaps_left = switch_gaps(trace)
     for n, h in pairs:
@@ -248,8 +239,11 @@ def t_handle_split_worker_pool(env):
         split += 1
         expect(s["running_ns"] + s["runnable_ns"] + s["blocked_ns"] == n["handle_ns"],
                f"notif {n['id']}: parts {s} do not add up to handle_ns {n['handle_ns']}")
-        if h["t_start"] < prev_end.get(id(h), 0):
-            continue  # received while its worker still handled the one before
+        # the worker's CPU clock covers [t_pickup, t_end]: a notification
+        # received before its worker began to wait (t_idle: still busy with
+        # the one before) has that one's running time in its split
+        if h["t_idle"] > h["t_start"]:
+            continue
         checked += 1
         # from RECV to the pick-up the worker slept on its queue
         waited = h["t_pickup"] - h["t_start"]

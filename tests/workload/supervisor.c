@@ -427,6 +427,7 @@ struct job {
 	struct nw_slot *s;
 	uint64_t t1; /* RECV returned */
 	uint64_t cpu0; /* the RECV thread's CPU clock then */
+	uint64_t t_idle; /* --pool: its worker began to wait for it */
 	bool do_sig, do_kill;
 	uint64_t t_sig, t_kill;
 };
@@ -464,7 +465,7 @@ static int serve(struct job *j, struct pipe_timer *pt, uint64_t t_pickup,
 	struct nw_slot *s = j->s;
 	bool done_sig = false, done_kill = false;
 	uint64_t t_handled = j->t1 + nw_opts.handle_us * 1000ULL, t0, cpu1;
-	char idbuf[24];
+	char idbuf[24], idle[40] = "";
 
 	snprintf(idbuf, sizeof(idbuf), "%llu", ull(j->req.id));
 	while ((j->do_sig && !done_sig) || (j->do_kill && !done_kill)) {
@@ -497,13 +498,15 @@ static int serve(struct job *j, struct pipe_timer *pt, uint64_t t_pickup,
 	cpu1 = thread_cpu_ns();
 	t0 = nw_now();
 	reply(j->fd, j->req.id);
+	if (j->t_idle)
+		snprintf(idle, sizeof(idle), ",\"t_idle\":%llu", ull(j->t_idle));
 	truth_emit(
 		"handle",
 		"\"sup_pid\":%d,\"tid\":%d,\"recv_tid\":%d,\"id\":%llu,"
-		"\"t_start\":%llu,\"t_pickup\":%llu,\"t_end\":%llu,\"cpu_ns\":%llu%s",
+		"\"t_start\":%llu,\"t_pickup\":%llu,\"t_end\":%llu,\"cpu_ns\":%llu%s%s",
 		self, (int)syscall(SYS_gettid), recv_tid, ull(j->req.id),
 		ull(j->t1), ull(t_pickup), ull(t0), ull(cpu1 - cpu0),
-		nw_opts.handle_pipe ? ",\"blocked_in\":\"pipe\"" : "");
+		nw_opts.handle_pipe ? ",\"blocked_in\":\"pipe\"" : "", idle);
 	if (s && nw_opts.stop_target_us >= 0) {
 		uint64_t until = t0 + nw_opts.stop_target_us * 1000ULL;
 		uint64_t t_stopped = wait_stopped(s, until);
@@ -520,8 +523,12 @@ static void *worker_main(void *arg)
 	uint64_t t_pickup, cpu0;
 	struct job *j;
 
+	uint64_t t_idle;
+
 	for (;;) {
 		pthread_mutex_lock(&pool.lock);
+		/* done with the one before: asleep on the queue from here */
+		t_idle = nw_now();
 		while (!pool.head && !pool.stopping)
 			pthread_cond_wait(&pool.cond, &pool.lock);
 		j = pool.head;
@@ -535,6 +542,7 @@ static void *worker_main(void *arg)
 			return NULL; /* stopping, and the queue is drained */
 		t_pickup = nw_now();
 		cpu0 = thread_cpu_ns();
+		j->t_idle = t_idle;
 		serve(j, &w->pt, t_pickup, cpu0);
 		free(j);
 	}
