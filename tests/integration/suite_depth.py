@@ -65,7 +65,10 @@ def check_exact(trace, truth, n):
                         f"{len(got - want)} reported ids never received")
     lost = trace.of("lost")
     expect(len(lost) == 1, f"{len(lost)} lost records, expected 1")
-    bad = {k: v for k, v in lost[0].items() if k != "type" and isinstance(v, int) and v}
+    # switch_gaps withholds handle splits, no record: the host's kernel
+    # does not trace a few context switches (docs/supervisor-profile.md)
+    bad = {k: v for k, v in lost[0].items()
+           if k not in ("type", "switch_gaps") and isinstance(v, int) and v}
     expect(not bad, f"lost record not all zero: {bad}")
     expect(lost[0].get("unidentified", 0) == 0, f"unidentified {lost[0].get('unidentified')}")
     Checker(trace, truth).check_all(expect_notifs=n)
