@@ -125,6 +125,17 @@ char *nw_label_escape(char *dst, size_t size, const char *src, size_t max)
 	return dst;
 }
 
+size_t nw_json_plain_len(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len && p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' &&
+	       p[i] != '\\')
+		i++;
+	return i;
+}
+
 void nw_json_escape_to(nw_put_fn put, void *ctx, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -133,15 +144,11 @@ void nw_json_escape_to(nw_put_fn put, void *ctx, const char *s)
 
 	put(ctx, "\"", 1);
 	while (i < len) {
-		size_t plain = i;
+		size_t plain = nw_json_plain_len(s + i, len - i);
 
-		/* printable ASCII but quote and backslash: written as one run */
-		while (plain < len && p[plain] >= 0x20 && p[plain] < 0x7f &&
-		       p[plain] != '"' && p[plain] != '\\')
-			plain++;
-		if (plain > i) {
-			put(ctx, s + i, plain - i);
-			i = plain;
+		if (plain) { /* written as one run */
+			put(ctx, s + i, plain);
+			i += plain;
 			continue;
 		}
 		switch (p[i]) {

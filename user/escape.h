@@ -47,5 +47,10 @@ void nw_json_escape(FILE *out, const char *s);
 /* The same, handed out in pieces to @put. */
 typedef void (*nw_put_fn)(void *ctx, const char *p, size_t n);
 void nw_json_escape_to(nw_put_fn put, void *ctx, const char *s);
+/*
+ * How many leading bytes of @s (@len long) a JSON string literal holds as
+ * they are: printable ASCII but quote and backslash.
+ */
+size_t nw_json_plain_len(const char *s, size_t len);
 
 #endif /* NW_ESCAPE_H */

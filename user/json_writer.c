@@ -73,17 +73,6 @@ void jw_escape(FILE *out, const char *s)
 	nw_json_escape(out, s);
 }
 
-/* Printable ASCII but quote and backslash: nothing to escape. */
-static bool plain(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] < 0x20 || s[i] >= 0x7f || s[i] == '"' || s[i] == '\\')
-			return false;
-	return true;
-}
-
 static void key(struct json_writer *w, const char *k)
 {
 	size_t n;
@@ -95,7 +84,7 @@ static void key(struct json_writer *w, const char *k)
 		return;
 	/* keys are the program's own names: one copy, "key": */
 	n = strlen(k);
-	if (n + 3 <= sizeof(w->buf) - w->len && plain(k, n)) {
+	if (n + 3 <= sizeof(w->buf) - w->len && nw_json_plain_len(k, n) == n) {
 		w->buf[w->len++] = '"';
 		memcpy(w->buf + w->len, k, n);
 		w->len += n;

@@ -849,22 +849,46 @@ static void switch_fact(struct joiner *j, __u32 tid, __u8 flags, __u64 t)
 	joiner_feed(j, &f, sizeof(f));
 }
 
-/* Issue #18: the supervisor's handle time, split by its own switches. */
-TEST(joiner_handle_split_by_the_supervisors_switches)
-{
-	struct out o;
-	struct joiner *j = joiner_for(&o);
+struct sup_sw {
+	__u8 flags;
+	__u64 t;
+};
 
-	ASSERT_TRUE(j);
+/*
+ * One notification received at 110 and replied at 300 by SUP, with SUP's
+ * @n switches in between; drained. NULL if the joiner cannot be made.
+ */
+static struct joiner *handled_with_switches(struct out *o,
+					    const struct sup_sw *sw, int n)
+{
+	struct joiner *j = joiner_for(o);
+	int i;
+
+	if (!j)
+		return NULL;
 	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
 	recv_fact(j, 5, TARGET, 110);
-	switch_fact(j, SUP, NW_SWITCH_OUT, 150); /* asleep: blocked */
-	switch_fact(j, SUP, NW_SWITCH_IN, 250);
-	switch_fact(j, SUP, NW_SWITCH_OUT | NW_SWITCH_RUNNABLE, 260);
-	switch_fact(j, SUP, NW_SWITCH_IN, 290);
+	for (i = 0; i < n; i++)
+		switch_fact(j, SUP, sw[i].flags, sw[i].t);
 	send_fact(j, 5, 1, 300, 310, 0);
 	ret_fact(j, TARGET, 5, 0, 1, 320, 0);
 	drain(j);
+	return j;
+}
+
+/* Issue #18: the supervisor's handle time, split by its own switches. */
+TEST(joiner_handle_split_by_the_supervisors_switches)
+{
+	static const struct sup_sw sw[] = {
+		{ NW_SWITCH_OUT, 150 }, /* asleep: blocked */
+		{ NW_SWITCH_IN, 250 },
+		{ NW_SWITCH_OUT | NW_SWITCH_RUNNABLE, 260 },
+		{ NW_SWITCH_IN, 290 },
+	};
+	struct out o;
+	struct joiner *j = handled_with_switches(&o, sw, 4);
+
+	ASSERT_TRUE(j);
 	ASSERT_TRUE(o.n == 1 && o.k[0].have_handle_split);
 	EXPECT_EQ(o.k[0].handle_split.known, 1);
 	EXPECT_EQ(o.k[0].handle_split.blocked_ns, 100);
@@ -883,20 +907,17 @@ TEST(joiner_handle_split_by_the_supervisors_switches)
  */
 TEST(joiner_handle_split_refused_when_a_switch_is_missing)
 {
+	static const struct sup_sw sw[] = {
+		{ NW_SWITCH_OUT | NW_SWITCH_RUNNABLE, 150 },
+		/* the IN at 160 was not traced */
+		{ NW_SWITCH_OUT | NW_SWITCH_RUNNABLE, 260 },
+		{ NW_SWITCH_IN, 290 },
+	};
 	struct joiner_counters c;
 	struct out o;
-	struct joiner *j = joiner_for(&o);
+	struct joiner *j = handled_with_switches(&o, sw, 3);
 
 	ASSERT_TRUE(j);
-	wait_fact(j, TARGET, 5, NW_WAIT_SLEEP, 100, 0, 0);
-	recv_fact(j, 5, TARGET, 110);
-	switch_fact(j, SUP, NW_SWITCH_OUT | NW_SWITCH_RUNNABLE, 150);
-	/* the IN at 160 was not traced */
-	switch_fact(j, SUP, NW_SWITCH_OUT | NW_SWITCH_RUNNABLE, 260);
-	switch_fact(j, SUP, NW_SWITCH_IN, 290);
-	send_fact(j, 5, 1, 300, 310, 0);
-	ret_fact(j, TARGET, 5, 0, 1, 320, 0);
-	drain(j);
 	ASSERT_TRUE(o.n == 1 && o.k[0].have_handle_split);
 	EXPECT_EQ(o.k[0].handle_split.known, 0);
 	EXPECT_EQ(o.k[0].handle_split.thread, SUP);

@@ -9,6 +9,24 @@
 #include "output.h"
 #include "unit.h"
 
+/*
+ * An output writing into a SOCK_SEQPACKET pair: each read() of @p[0]
+ * returns exactly one write(). NULL if either cannot be made.
+ */
+static struct nw_output *seqpacket_output(int p[2])
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, p))
+		return NULL;
+	return output_open_fd(p[1], "socket");
+}
+
+static void seqpacket_close(int p[2])
+{
+	output_close_all();
+	close(p[0]);
+	close(p[1]);
+}
+
 TEST(output_writes_whole_lines_in_pipe_buf_chunks)
 {
 	char buf[3 * PIPE_BUF];
@@ -17,9 +35,7 @@ TEST(output_writes_whole_lines_in_pipe_buf_chunks)
 	ssize_t n;
 	FILE *f;
 
-	/* SOCK_SEQPACKET: each read() returns exactly one write() */
-	ASSERT_TRUE(!socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, p));
-	o = output_open_fd(p[1], "socket");
+	o = seqpacket_output(p);
 	ASSERT_TRUE(o != NULL);
 	f = output_file(o);
 	fputs("half", f);
@@ -36,9 +52,7 @@ TEST(output_writes_whole_lines_in_pipe_buf_chunks)
 	EXPECT_TRUE(!strncmp(buf, "half line\n", 10));
 	while ((n = read(p[0], buf, sizeof(buf))) > 0)
 		EXPECT_TRUE(n <= PIPE_BUF && buf[n - 1] == '\n');
-	output_close_all();
-	close(p[0]);
-	close(p[1]);
+	seqpacket_close(p);
 }
 
 /* chunk_len(): a line longer than PIPE_BUF goes alone, whole, and the
@@ -50,8 +64,7 @@ TEST(output_writes_a_line_longer_than_pipe_buf_alone)
 	int p[2], i;
 	FILE *f;
 
-	ASSERT_TRUE(!socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, p));
-	o = output_open_fd(p[1], "socket");
+	o = seqpacket_output(p);
 	ASSERT_TRUE(o != NULL);
 	f = output_file(o);
 	fputs("short\n", f);
@@ -64,9 +77,7 @@ TEST(output_writes_a_line_longer_than_pipe_buf_alone)
 	EXPECT_EQ(read(p[0], buf, sizeof(buf)), 6);
 	EXPECT_TRUE(!strncmp(buf, "after\n", 6));
 	EXPECT_EQ(read(p[0], buf, sizeof(buf)), -1); /* "partial" is held */
-	output_close_all();
-	close(p[0]);
-	close(p[1]);
+	seqpacket_close(p);
 }
 
 TEST(output_counts_lines_it_cannot_write)
