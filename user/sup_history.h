@@ -52,7 +52,8 @@ enum sup_split_result {
 	SUP_SPLIT_UNKNOWN,
 	/*
 	 * two INs or two OUTs in a row inside the span: a switch between
-	 * them never came (a fact lost or a probe run missed)
+	 * them never came (a fact lost, a probe run missed, or a switch
+	 * the kernel did not trace)
 	 */
 	SUP_SPLIT_GAP,
 };

@@ -520,10 +520,8 @@ static int serve(struct job *j, struct pipe_timer *pt, uint64_t t_pickup,
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t t_pickup, cpu0;
+	uint64_t t_pickup, cpu0, t_idle;
 	struct job *j;
-
-	uint64_t t_idle;
 
 	for (;;) {
 		pthread_mutex_lock(&pool.lock);
