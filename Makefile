@@ -74,7 +74,7 @@ USER_CORE += escape output pid_check
 # --record, --replay: the facts and ticks the joiner was fed (docs/recording.md)
 USER_CORE += recording recording_read replay
 # facts -> records (docs/joiner.md)
-USER_CORE += joiner
+USER_CORE += joiner key_set reorder
 # --supervisor-stacks: addresses -> names, folded stacks (flamegraph.pl's input)
 USER_CORE += symbolize folded sup_stacks
 # a supervisor thread's switches -> handle_split (and the stacks it blocked in)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE /* fwrite_unlocked, fputs_unlocked */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "escape.h"
@@ -125,13 +126,41 @@ char *nw_label_escape(char *dst, size_t size, const char *src, size_t max)
 	return dst;
 }
 
+/*
+ * Whether any of the 8 bytes of @x is not plain: below 0x20, '"', '\\',
+ * 0x7f or above. Exact for "any" (the borrow trick only errs in bytes above
+ * a byte it rightly flags); the byte loop then finds which.
+ */
+static bool word_has_special(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ULL;
+	const uint64_t highs = 0x8080808080808080ULL;
+	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+	uint64_t del = x ^ (ones * 0x7f);
+
+	return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) |
+		((b - ones) & ~b) | ((del - ones) & ~del) | x) &
+	       highs;
+}
+
+static bool byte_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+/* A word at a time: keys and values are mostly plain ASCII. */
 size_t nw_json_plain_len(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
+	uint64_t x;
 
-	while (i < len && p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' &&
-	       p[i] != '\\')
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&x, p + i, 8);
+		if (word_has_special(x))
+			break;
+	}
+	while (i < len && byte_plain(p[i]))
 		i++;
 	return i;
 }

@@ -189,14 +189,6 @@ static void max_into(unsigned long long *m, unsigned long long v)
 		*m = v;
 }
 
-static void supervisor_name(char *buf, size_t len, const char *comm, __u32 tgid)
-{
-	if (tgid)
-		snprintf(buf, len, "%.16s/%u", comm, tgid);
-	else
-		snprintf(buf, len, "(not received)");
-}
-
 /* ---- restart_storm: per thread, the syscall restarting now -------------- */
 
 static struct finding_chain *chain_find(struct findings *f, __u32 tid,
@@ -363,8 +355,8 @@ static void add_queued(struct findings *f, const struct knotif *k,
 	nw_span(k->ev.t_notify_ns, k->ev.t_return_ns, &queue);
 	max_into(&a->num[QUEUED_MAX], queue);
 	a->num[QUEUED_TOTAL] += queue;
-	supervisor_name(busy, sizeof(busy), k->busy_supervisor_comm,
-			k->busy_supervisor_tgid);
+	nw_supervisor_name(busy, sizeof(busy), k->busy_supervisor_comm,
+			   k->busy_supervisor_tgid);
 	names_add(&a->supervisors, busy, false);
 	names_add(&a->syscalls, syscall, false);
 	example_add(a, k->ev.key.id, queue);
@@ -572,8 +564,8 @@ void findings_add(struct findings *f, const struct knotif *k)
 	const char *syscall = nw_syscall_name(k->ev.nr);
 	char supervisor[48];
 
-	supervisor_name(supervisor, sizeof(supervisor), k->ev.supervisor_comm,
-			k->ev.supervisor_tgid);
+	nw_supervisor_name(supervisor, sizeof(supervisor),
+			   k->ev.supervisor_comm, k->ev.supervisor_tgid);
 	add_restart(f, k, syscall, supervisor);
 	add_queued(f, k, syscall);
 	add_eintr(f, k, syscall, supervisor);

@@ -11,6 +11,8 @@
 #include <uthash.h>
 #include "facts.h"
 #include "joiner.h"
+#include "key_set.h"
+#include "reorder.h"
 #include "knotif_table.h"
 #include "sup_history.h"
 
@@ -38,11 +40,6 @@ union fact {
 	struct nw_fact_switch sw;
 	struct nw_fact_stack stack;
 	unsigned char bytes[NW_FACT_MAX_SIZE];
-};
-
-struct held {
-	__u64 seq; /* arrival order: ties of t_ns keep it */
-	union fact f;
 };
 
 /* A signal seen before its thread's wait was: fentry's bracket adopts it. */
@@ -128,84 +125,18 @@ struct listener {
 	UT_hash_handle hh;
 };
 
-/* Notifications handed over (or dropped) lately: late facts about them. */
-struct ended_key {
-	struct nw_knotif_key key;
-	bool dropped;
-	UT_hash_handle hh;
-};
-
 struct joiner {
 	struct joiner_config cfg;
 	struct joiner_counters c;
-	struct held *heap;
-	size_t nheld, cap;
-	__u64 seq, applied_ns;
+	struct reorder window;
+	__u64 applied_ns;
 	struct knotif_table *table;
 	struct thread *threads;
 	struct sigpend *sigpend;
-	struct ended_key *ended;
+	/* notifications handed over (or dropped) lately: late facts */
+	struct key_set *ended;
 	struct listener *listeners;
-	struct nw_knotif_key ended_ring[NW_ENDED_KEYS];
-	unsigned int ended_next;
 };
-
-/* ---- the reorder window: a binary heap on (t_ns, arrival) ---------------- */
-
-static bool before(const struct held *a, const struct held *b)
-{
-	if (a->f.h.t_ns != b->f.h.t_ns)
-		return a->f.h.t_ns < b->f.h.t_ns;
-	return a->seq < b->seq;
-}
-
-/*
- * Sifted with a hole: one copy of a held fact per level, not a swap's
- * three (swaps were a twentieth of the reporter's time at its peak).
- */
-static int heap_push(struct joiner *j, const void *fact, size_t size)
-{
-	struct held x = { .seq = j->seq++ }, *h;
-	size_t i;
-
-	if (j->nheld == j->cap) {
-		size_t cap = j->cap ? j->cap * 2 : 1024;
-
-		h = realloc(j->heap, cap * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		j->heap = h;
-		j->cap = cap;
-	}
-	memcpy(&x.f, fact, size);
-	for (i = j->nheld++; i > 0 && before(&x, &j->heap[(i - 1) / 2]);
-	     i = (i - 1) / 2)
-		j->heap[i] = j->heap[(i - 1) / 2];
-	j->heap[i] = x;
-	return 0;
-}
-
-static void heap_pop(struct joiner *j, union fact *out)
-{
-	const struct held *last;
-	size_t i = 0, c;
-
-	*out = j->heap[0].f;
-	last = &j->heap[--j->nheld];
-	for (;;) {
-		c = 2 * i + 1;
-		if (c >= j->nheld)
-			break;
-		if (c + 1 < j->nheld && before(&j->heap[c + 1], &j->heap[c]))
-			c++;
-		if (!before(&j->heap[c], last))
-			break;
-		j->heap[i] = j->heap[c];
-		i = c;
-	}
-	if (last != &j->heap[i])
-		j->heap[i] = *last;
-}
 
 /* ---- state ---------------------------------------------------------------- */
 
@@ -235,41 +166,15 @@ static struct thread *thread_find(struct joiner *j, __u32 tid)
 	return t;
 }
 
-static struct ended_key *ended_find(struct joiner *j,
-				    const struct nw_knotif_key *key)
+static bool ended_find(struct joiner *j, const struct nw_knotif_key *key)
 {
-	struct ended_key *e;
-
-	HASH_FIND(hh, j->ended, key, sizeof(*key), e);
-	return e;
+	return key_set_has(j->ended, key);
 }
 
 /* Remembered for late facts; the oldest of NW_ENDED_KEYS is forgotten. */
-static void ended_add(struct joiner *j, const struct nw_knotif_key *key,
-		      bool dropped)
+static void ended_add(struct joiner *j, const struct nw_knotif_key *key)
 {
-	struct nw_knotif_key *slot = &j->ended_ring[j->ended_next];
-	struct ended_key *e;
-
-	if (ended_find(j, key))
-		return;
-	if (slot->filter || slot->id) {
-		e = ended_find(j, slot);
-		if (e) {
-			HASH_DEL(j->ended, e);
-			free(e);
-		}
-	}
-	e = calloc(1, sizeof(*e));
-	if (!e) {
-		j->c.no_memory++;
-		return;
-	}
-	e->key = *key;
-	e->dropped = dropped;
-	HASH_ADD(hh, j->ended, key, sizeof(e->key), e);
-	*slot = *key;
-	j->ended_next = (j->ended_next + 1) % NW_ENDED_KEYS;
+	key_set_add(j->ended, key);
 }
 
 static struct knotif *knotif_find(struct joiner *j,
@@ -290,7 +195,7 @@ static struct knotif *knotif_start(struct joiner *j,
 		return NULL;
 	if (knotif_table_size(j->table) >= j->cfg.max_knotifs) {
 		j->c.dropped_knotifs++;
-		ended_add(j, key, true);
+		ended_add(j, key);
 		return NULL;
 	}
 	k = knotif_table_get(j->table, key);
@@ -1296,7 +1201,7 @@ static void hand_over(struct knotif *k, void *ctx)
 	if (s && !k->ev.supervisor_comm[0])
 		memcpy(k->ev.supervisor_comm, s->comm, NW_COMM_LEN);
 	release_held(j, k);
-	ended_add(j, &k->ev.key, false);
+	ended_add(j, &k->ev.key);
 	if (j->cfg.knotif)
 		j->cfg.knotif(k, j->cfg.ctx);
 }
@@ -1313,8 +1218,9 @@ struct joiner *joiner_new(const struct joiner_config *cfg)
 	if (!j->cfg.reorder_ns)
 		j->cfg.reorder_ns = NW_REORDER_NS;
 	j->table = knotif_table_new(hand_over, j);
-	if (!j->table) {
-		free(j);
+	j->ended = key_set_new(NW_ENDED_KEYS);
+	if (!j->table || !j->ended) {
+		joiner_free(j);
 		return NULL;
 	}
 	return j;
@@ -1324,12 +1230,12 @@ void joiner_free(struct joiner *j)
 {
 	struct thread *t, *tt;
 	struct sigpend *p, *pt;
-	struct ended_key *e, *et;
 	struct listener *l, *lt;
 
 	if (!j)
 		return;
 	knotif_table_free(j->table);
+	key_set_free(j->ended);
 	HASH_ITER(hh, j->listeners, l, lt) {
 		HASH_DEL(j->listeners, l);
 		free(l);
@@ -1343,11 +1249,7 @@ void joiner_free(struct joiner *j)
 		HASH_DEL(j->sigpend, p);
 		free(p);
 	}
-	HASH_ITER(hh, j->ended, e, et) {
-		HASH_DEL(j->ended, e);
-		free(e);
-	}
-	free(j->heap);
+	reorder_free(&j->window);
 	free(j);
 }
 
@@ -1361,7 +1263,7 @@ int joiner_feed(struct joiner *j, const void *fact, size_t size)
 	if (!nw_fact_size(h.kind) || size != nw_fact_size(h.kind) ||
 	    h.size != size)
 		goto bad;
-	if (heap_push(j, fact, size)) {
+	if (reorder_push(&j->window, h.t_ns, fact, size)) {
 		j->c.no_memory++;
 		return -ENOMEM;
 	}
@@ -1375,9 +1277,10 @@ bad:
 static void apply_until(struct joiner *j, __u64 until_ns, bool all)
 {
 	union fact f;
+	__u64 t;
 
-	while (j->nheld && (all || j->heap[0].f.h.t_ns <= until_ns)) {
-		heap_pop(j, &f);
+	while (reorder_peek(&j->window, &t) && (all || t <= until_ns)) {
+		reorder_pop(&j->window, &f);
 		if (f.h.t_ns < j->applied_ns)
 			j->c.late++; /* held past the window: applied as it comes */
 		else

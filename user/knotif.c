@@ -130,6 +130,36 @@ const char *nw_queue_state_name(enum nw_queue_state s)
 	return (unsigned int)s < NW_QUEUE_STATES ? names[s] : NULL;
 }
 
+void nw_supervisor_name(char *buf, size_t len, const char *comm, __u32 tgid)
+{
+	static const char none[] = "(not received)";
+	char digits[10];
+	size_t n = 0, d = 0;
+
+	if (!len)
+		return;
+	if (!tgid) {
+		while (n + 1 < len && none[n]) {
+			buf[n] = none[n];
+			n++;
+		}
+		buf[n] = 0;
+		return;
+	}
+	while (n < 16 && n + 1 < len && comm[n]) {
+		buf[n] = comm[n];
+		n++;
+	}
+	do
+		digits[d++] = '0' + tgid % 10;
+	while (tgid /= 10);
+	if (n + 1 < len)
+		buf[n++] = '/';
+	while (d && n + 1 < len)
+		buf[n++] = digits[--d];
+	buf[n] = 0;
+}
+
 __u64 knotif_chain_start(const struct knotif *k)
 {
 	if (k->t_chain_start_ns)

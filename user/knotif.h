@@ -8,6 +8,7 @@
 #define NW_KNOTIF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 #include "notifwait.h"
 
@@ -163,6 +164,12 @@ const char *nw_interrupt_cause_name(enum nw_interrupt_cause c);
 const char *nw_interrupt_result_name(enum nw_interrupt_result r);
 /* "supervisor_busy", ...: queue_split's keys without "_ns", metric labels */
 const char *nw_queue_state_name(enum nw_queue_state s);
+/*
+ * How the summary and the findings name a supervisor: "comm/tgid" (the
+ * comm cut at 16 bytes), or "(not received)" when @tgid is 0. Cut to fit
+ * @len with its NUL, as snprintf would; no printf, once per record.
+ */
+void nw_supervisor_name(char *buf, size_t len, const char *comm, __u32 tgid);
 /* The start of this record's restart chain: its first attempt's, or 0. */
 __u64 knotif_chain_start(const struct knotif *k);
 /* From the chain's start to this return, on a record that ends a chain. */

@@ -83,7 +83,8 @@ static void reservoir_add(struct nw_group *g, unsigned long long handle)
 }
 
 static int group_add(struct nw_group *g, const struct knotif *k,
-		     unsigned long long deferred, unsigned long long max_pending)
+		     unsigned long long deferred,
+		     unsigned long long max_pending)
 {
 	__u64 handle;
 	int i;
@@ -100,8 +101,8 @@ static int group_add(struct nw_group *g, const struct knotif *k,
 		for (i = 0; i < NW_QUEUE_STATES; i++)
 			g->queue_ns[i] += k->queue_split[i];
 	}
-	if (!k->reply_reached || !nw_span(k->ev.t_recv_ns, k->ev.t_reply_ns,
-					  &handle))
+	if (!k->reply_reached ||
+	    !nw_span(k->ev.t_recv_ns, k->ev.t_reply_ns, &handle))
 		return 0;
 	if (k->handle_split.known) {
 		g->split++;
@@ -163,11 +164,8 @@ int stats_add(struct stats *s, const struct knotif *k, const char *syscall)
 			s->addfd_failed++;
 	}
 
-	if (k->ev.supervisor_tgid)
-		snprintf(sup_name, sizeof(sup_name), "%.16s/%u",
-			 k->ev.supervisor_comm, k->ev.supervisor_tgid);
-	else
-		snprintf(sup_name, sizeof(sup_name), "(not received)");
+	nw_supervisor_name(sup_name, sizeof(sup_name), k->ev.supervisor_comm,
+			   k->ev.supervisor_tgid);
 	if (s->no_groups)
 		return 0;
 	sup = group_get(&s->by_supervisor, sup_name, NW_MAX_SUPERVISOR_GROUPS);

@@ -90,6 +90,21 @@ static enum sup_split_result walk(const struct sup_history *h, __u64 i,
 	return SUP_SPLIT_OK;
 }
 
+/* The first switch in [@first, pushed) after @t_ns: the ring is in order. */
+static __u64 first_after(const struct sup_history *h, __u64 first, __u64 t_ns)
+{
+	__u64 lo = first, hi = h->pushed, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (nth(h, mid)->t_ns <= t_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 enum sup_split_result sup_history_split(const struct sup_history *h,
 					__u64 known_since, __u64 from, __u64 to,
 					struct sup_split *out,
@@ -100,13 +115,12 @@ enum sup_split_result sup_history_split(const struct sup_history *h,
 	const struct sup_switch *off = NULL; /* the OUT it is off the CPU by */
 	struct sup_split acc = {}, again = {};
 	enum sup_split_result r;
-	__u64 i = first;
+	__u64 i;
 
 	if (to < from || from < known_since)
 		return SUP_SPLIT_UNKNOWN;
 	/* its state at @from: the last switch at or before it */
-	while (i < h->pushed && nth(h, i)->t_ns <= from)
-		i++;
+	i = first_after(h, first, from);
 	if (i > first)
 		off = nth(h, i - 1)->what == SUP_IN ? NULL : nth(h, i - 1);
 	else if (first > 0)

@@ -2,7 +2,8 @@
 # nw-factdump, which prints its facts and, with --joined, the joiner's
 # records: a debugging aid for the emitter. Included by the top-level Makefile.
 
-FACTDUMP_SRCS := tests/facts/factdump.c user/joiner.c user/knotif.c user/knotif_table.c
+FACTDUMP_SRCS := tests/facts/factdump.c user/joiner.c user/knotif.c user/knotif_table.c \
+	user/key_set.c user/reorder.c user/sup_history.c
 
 $(BUILD)/nw-factdump: $(FACTDUMP_SRCS) $(BUILD)/facts.skel.h $(wildcard user/*.h) bpf/facts.h
 	$(call msg,LINK,$@)

@@ -117,3 +117,29 @@ TEST(json_escape_keeps_utf8_and_encodes_invalid_bytes)
 		free(s);
 	}
 }
+
+/*
+ * The word-at-a-time plain run ends exactly where a byte loop would: every
+ * byte value at every place of a word, and past a word's end.
+ */
+TEST(json_plain_len_word_matches_bytes)
+{
+	char buf[24];
+	unsigned int c, at, want, bad = 0;
+
+	for (c = 0; c < 256; c++) {
+		for (at = 0; at < sizeof(buf); at++) {
+			memset(buf, 'a', sizeof(buf));
+			buf[at] = (char)c;
+			want = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' ?
+				       sizeof(buf) :
+				       at;
+			if (nw_json_plain_len(buf, sizeof(buf)) != want)
+				bad++;
+			/* a length that ends before the byte, or inside a word */
+			if (nw_json_plain_len(buf, at) != at)
+				bad++;
+		}
+	}
+	EXPECT_EQ(bad, 0);
+}
