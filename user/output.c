@@ -17,6 +17,7 @@ struct nw_output {
 	int fd;
 	bool own_fd;
 	bool regular; /* a regular file opened by path: truncated, rolled back */
+	off_t pos; /* regular: where the next write goes (no lseek per chunk) */
 	bool created; /* did not exist: removed if start-up fails */
 	bool begun;
 	FILE *file; /* what sinks print to: into buf */
@@ -213,7 +214,7 @@ static size_t chunk_len(const char *p, size_t n, size_t max)
 /* One chunk; on a regular file a failed one is cut back off, no half line. */
 static int write_chunk(struct nw_output *o, const char *p, size_t n)
 {
-	off_t start = o->regular ? lseek(o->fd, 0, SEEK_CUR) : -1;
+	off_t start = o->regular ? o->pos : -1;
 	size_t done = 0;
 	ssize_t w;
 
@@ -224,13 +225,16 @@ static int write_chunk(struct nw_output *o, const char *p, size_t n)
 		if (w <= 0) {
 			int err = w < 0 ? errno : EIO;
 
-			if (start >= 0 && done && !ftruncate(o->fd, start))
-				lseek(o->fd, start, SEEK_SET);
+			o->pos += done;
+			if (start >= 0 && done && !ftruncate(o->fd, start) &&
+			    lseek(o->fd, start, SEEK_SET) == start)
+				o->pos = start;
 			lost(o, p, n, err);
 			return -err;
 		}
 		done += w;
 	}
+	o->pos += n;
 	return 0;
 }
 

@@ -4,7 +4,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "output.h"
 #include "unit.h"
@@ -134,5 +138,57 @@ TEST(output_path_is_cloexec_and_truncated_only_at_begin)
 	EXPECT_STREQ(buf, "new\n");
 	close(fd);
 	output_close_all();
+	unlink(path);
+}
+
+/*
+ * A regular file that stops taking bytes (RLIMIT_FSIZE) mid-chunk: the
+ * part written is cut back off, and the next chunk that fits goes where
+ * the cut one began.
+ */
+TEST(output_regular_file_cut_back_to_whole_chunks)
+{
+	char path[] = "/tmp/nw-unit-output.XXXXXX";
+	int fd = mkstemp(path), status;
+	struct stat st;
+	pid_t pid;
+
+	ASSERT_TRUE(fd >= 0);
+	close(fd);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 10000, 10000 };
+		char line[100];
+		struct nw_output *o;
+		int i;
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		o = output_open_path(path);
+		if (!o || output_begin_all())
+			_exit(2);
+		memset(line, 'x', sizeof(line) - 1);
+		line[sizeof(line) - 1] = '\n';
+		/* 50 lines of 100 fit; 60 more cross the limit and are cut */
+		for (i = 0; i < 50; i++)
+			fwrite(line, 1, sizeof(line), output_file(o));
+		if (output_flush(o))
+			_exit(3);
+		for (i = 0; i < 60; i++)
+			fwrite(line, 1, sizeof(line), output_file(o));
+		if (!output_flush(o))
+			_exit(4);
+		/* 40 fit where the cut chunk began */
+		for (i = 0; i < 40; i++)
+			fwrite(line, 1, sizeof(line), output_file(o));
+		if (output_flush(o))
+			_exit(5);
+		_exit(output_close_all() == 60 ? 0 : 6);
+	}
+	ASSERT_TRUE(pid > 0 && waitpid(pid, &status, 0) == pid);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_TRUE(stat(path, &st) == 0);
+	EXPECT_EQ(st.st_size, 9000);
 	unlink(path);
 }
