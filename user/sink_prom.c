@@ -92,7 +92,7 @@ static const struct {
 		     METRIC_COUNTER,
 		     { NULL } },
 	[F_DROPPED] = { "notifwait_dropped",
-			"Notifications (map full), signals (too many in one wait), probe runs (the kernel skipped a program already active on the CPU) or waits whose notification could not be identified (unidentified), not followed.",
+			"Notifications (map full), signals (too many in one wait), probe runs (the kernel skipped a program already active on the CPU), waits whose notification could not be identified (unidentified), not followed; handle splits not given because a supervisor switch was missing (switch_gaps).",
 			METRIC_COUNTER,
 			{ "what" } },
 	[F_HANDLE_STATE] = { "notifwait_handle_state_seconds",
@@ -293,6 +293,7 @@ static void update_counters(struct sink *s, const struct run_totals *t)
 	static const char *const signals[1] = { "signals" };
 	static const char *const runs[1] = { "probe_runs" };
 	static const char *const unidentified[1] = { "unidentified" };
+	static const char *const gaps[1] = { "switch_gaps" };
 	static const char *const bound[1] = { "bound" };
 	static const char *const budget[1] = { "budget" };
 	int i;
@@ -303,6 +304,7 @@ static void update_counters(struct sink *s, const struct run_totals *t)
 	set(st, F_DROPPED, signals, t->bpf.dropped_signals);
 	set(st, F_DROPPED, runs, t->bpf.missed_runs);
 	set(st, F_DROPPED, unidentified, t->bpf.unidentified);
+	set(st, F_DROPPED, gaps, t->switch_gaps);
 	/* Read from the header's struct: no link dependency on bound_check.o */
 	if (t->bound) {
 		set(st, F_BOUND, bound, t->bound->st.violations);
@@ -383,6 +385,7 @@ static int init_registry(struct prom_state *st)
 	static const char *const runs[1] = { "probe_runs" };
 	static const char *const signals[1] = { "signals" };
 	static const char *const unidentified[1] = { "unidentified" };
+	static const char *const gaps[1] = { "switch_gaps" };
 	static const char *const bound[1] = { "bound" };
 	static const char *const budget[1] = { "budget" };
 	int i;
@@ -404,6 +407,7 @@ static int init_registry(struct prom_state *st)
 	    !metrics_series(st->f[F_DROPPED], signals) ||
 	    !metrics_series(st->f[F_DROPPED], runs) ||
 	    !metrics_series(st->f[F_DROPPED], unidentified) ||
+	    !metrics_series(st->f[F_DROPPED], gaps) ||
 	    !metrics_series(st->f[F_BOUND], bound) ||
 	    !metrics_series(st->f[F_BOUND], budget))
 		return -ENOMEM;

@@ -310,6 +310,10 @@ def check_against_truth(smp, trace, truth):
     lost = [r for r in trace.of("lost")]
     expect(lost and total(smp, "notifwait_lost_events_total") == lost[0]["events"],
            f"lost_events_total {total(smp, 'notifwait_lost_events_total')}, JSON {lost}")
+    for what in ("unidentified", "switch_gaps"):
+        got = total(smp, "notifwait_dropped_total", what=what)
+        expect(lost and got == lost[0].get(what, 0),
+               f"dropped_total{{what={what}}} {got}, JSON {lost}")
     backend = trace.of("summary")[0]["backend"] if trace.of("summary") else None
     expect(total(smp, "notifwait_backend_info", backend=backend) == 1,
            f"no notifwait_backend_info{{backend={backend!r}}} 1")
