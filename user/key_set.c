@@ -20,24 +20,17 @@ struct key_set {
 	size_t mask;
 };
 
-/*
- * A run of 64 ids of one listener has neighbouring homes, at a random
- * place per run: ids come in order, so the key added, the oldest removed
- * and the one looked up are each next to the last one, not a cache miss.
- */
-#define KEY_SET_RUN 64
-
 static size_t home(const struct key_set *s, const struct nw_knotif_key *k)
 {
 	/* a 64-bit finalizer (splitmix64): listeners share their low bits */
-	__u64 h = k->filter ^ ((k->id / KEY_SET_RUN) * 0x9e3779b97f4a7c15ULL);
+	__u64 h = k->filter ^ (k->id * 0x9e3779b97f4a7c15ULL);
 
 	h ^= h >> 30;
 	h *= 0xbf58476d1ce4e5b9ULL;
 	h ^= h >> 27;
 	h *= 0x94d049bb133111ebULL;
 	h ^= h >> 31;
-	return (h * KEY_SET_RUN + k->id % KEY_SET_RUN) & s->mask;
+	return h & s->mask;
 }
 
 static bool same(const struct nw_knotif_key *a, const struct nw_knotif_key *b)
