@@ -138,7 +138,14 @@ def t_handle_split_computing(env):
                f"notif {n['id']}: blocked {s['blocked_ns']} of {n['handle_ns']} while "
                f"computing, {off} ns off its CPU clock")
     check_summary(trace, truth)
-    expect("supervisor_starved" not in findings(trace), "a supervisor with a CPU starved")
+    # off its CPU clock a tenth of its handle time or more, the machine's
+    # load (a kernel build beside the suite) starved it: the finding is then right
+    pairs = handled(trace, truth)
+    wall = sum(h["t_end"] - h["t_start"] for _, h in pairs)
+    off = sum(h["t_end"] - h["t_start"] - h["cpu_ns"] for _, h in pairs)
+    if off < 0.1 * wall:
+        expect("supervisor_starved" not in findings(trace),
+               f"a supervisor with a CPU starved ({off} of {wall} ns off its CPU clock)")
     expect("supervisor_blocked" not in findings(trace), "a computing supervisor blocked")
 
 
