@@ -29,7 +29,7 @@ struct reorder {
 	__u64 seq;
 };
 
-/* @size ≤ NW_FACT_MAX_SIZE; the rest of its entry is zeroed. -ENOMEM. */
+/* @size <= NW_FACT_MAX_SIZE; the rest of its entry is zeroed. -ENOMEM. */
 int reorder_push(struct reorder *r, __u64 t_ns, const void *fact, size_t size);
 /* The oldest held fact's t_ns; false when empty. */
 bool reorder_peek(const struct reorder *r, __u64 *t_ns);
