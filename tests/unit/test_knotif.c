@@ -285,3 +285,36 @@ TEST(signal_seen_after_the_return_replaces_the_guess)
 	EXPECT_EQ(k.ev.nsignals, 1);
 	EXPECT_EQ(k.effect[0], NW_EFFECT_FATAL);
 }
+
+/* The summary's and the findings' supervisor names, as snprintf wrote them. */
+TEST(supervisor_name_as_printf_would)
+{
+	static const struct {
+		const char *comm;
+		__u32 tgid;
+	} cases[] = {
+		{ "nw-workload", 2898 },
+		{ "sixteen-chars-xx", 4294967295u }, /* comm without its NUL */
+		{ "", 1 },
+		{ "x", 0 },
+	};
+	char want[48], got[48], comm[16];
+	size_t lens[] = { 48, 13, 1, 5 };
+	unsigned int i, l;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(comm, cases[i].comm, strnlen(cases[i].comm, 16));
+		if (strlen(cases[i].comm) < 16)
+			comm[strlen(cases[i].comm)] = 0;
+		for (l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			if (cases[i].tgid)
+				snprintf(want, lens[l], "%.16s/%u", comm,
+					 cases[i].tgid);
+			else
+				snprintf(want, lens[l], "(not received)");
+			memset(got, 'z', sizeof(got));
+			nw_supervisor_name(got, lens[l], comm, cases[i].tgid);
+			EXPECT_STREQ(got, want);
+		}
+	}
+}
