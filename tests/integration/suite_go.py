@@ -298,14 +298,15 @@ class GoRun:
         }
 
 
-def go_scenario(env, killable, gargs):
+def go_scenario(env, killable, gargs, want_run=False):
     wargs = ["--handle-us", str(HANDLE_US), "--reply-value", str(REPLY_VALUE)]
     if killable:
         wargs.append("--killable")
     trace, truth, rep = run_go(env, wargs, gargs)
     run = GoRun(trace, truth, rep, killable)
     try:
-        return run.check()
+        f = run.check()
+        return (f, run) if want_run else f
     finally:
         # what was measured, even when a check failed (tests/go/measure.py)
         with open(env.path("figures.json"), "w", encoding="utf-8") as f:
@@ -360,11 +361,36 @@ def t_go_one_caller_killable(env):
     """The same with WAIT_KILLABLE_RECV: every call completes, no finding
     about signals (the supervisor that sleeps 20 ms a notification is
     supervisor_blocked, as it is)."""
-    f = go_scenario(env, True, ONE_CALLER_ARGS)
+    f, run = go_scenario(env, True, ONE_CALLER_ARGS, want_run=True)
     expect(f["go_completed"] > 0 and f["go_completed"] == f["replied"], f"{f}")
-    expect(f["findings"] in ([], ["supervisor_blocked"]),
-           f"findings {f['findings']} with the flag and one caller")
+    expect(f["interrupted_after_recv"] == 0 and f["reply_failed"] == 0, f"{f}")
+    extra = [x for x in f["findings"] if x not in ("supervisor_blocked", "restart_storm")]
+    expect(not extra, f"findings {f['findings']} with the flag and one caller")
+    if "restart_storm" in f["findings"]:
+        # One caller queues behind nobody: only a supervisor late to receive
+        # lets SIGURG restart a wait ten times before RECV, where the flag
+        # does not apply (CI, 2026-12-07: the workload's supervisor did not
+        # receive for 24 ms, and 51 restarts went by). Its truth must agree.
+        expect(f["storm_after_recv"] == 0 and "not yet received" in f["storm_advice"],
+               f"a storm after RECV with the flag: {f}")
+        lo, hi = longest_chain_span(run.trace.notifs)
+        recvs = [e for e in run.truth.ev("recv") if e["ret"] == 0 and lo <= e["t_after"] <= hi]
+        expect(not recvs, f"{len(recvs)} RECVs by the supervisor's own truth during the "
+               f"storm [{lo}, {hi}]: it was not late, yet restarts were counted")
     return f
+
+
+def longest_chain_span(notifs):
+    """[first notify, last return before RECV] of the restart chain with the
+    most attempts: the time its waits went unreceived."""
+    by_id = {r["id"]: r for r in notifs}
+    r = max(notifs, key=lambda x: x["attempt"] or 0)
+    chain = [r]
+    while r.get("restart_of") in by_id:
+        r = by_id[r["restart_of"]]
+        chain.append(r)
+    aborted = [x["t_return_ns"] for x in chain if x["outcome"] == "interrupted_before_recv"]
+    return r["t_notify_ns"], max(aborted, default=r["t_notify_ns"])
 
 
 def t_go_raw_killable_gc(env):
