@@ -220,8 +220,15 @@ def t_sigkill_in_killable_window(env):
 
 
 def t_supervisor_killed(env):
-    trace, truth = checked(env, ["--killable", "--kill-supervisor-after-recv-us", "5000",
-                                 "--handle-us", "30000"], expect_notifs=1)
+    # The killer sleeps 5 ms after the RECV; on a loaded host it woke 82 and
+    # 118 ms later, after the 30 ms reply (the record rightly said replied).
+    # Such a run did not make the scenario: run it again.
+    for attempt in range(3):
+        trace, truth = checked(env, ["--killable", "--kill-supervisor-after-recv-us", "5000",
+                                     "--handle-us", "30000"], expect_notifs=1,
+                               tag=f"run{attempt}")
+        if not [e for e in truth.ev("send") if e["ret"] == 0]:
+            break
     n, = only(trace)
     expect(n["outcome"] == "supervisor_gone" and n["ret"] == -ENOSYS,
            f"outcome {n['outcome']} ret {n['ret']}")
