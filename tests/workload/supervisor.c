@@ -428,6 +428,7 @@ struct job {
 	uint64_t t1; /* RECV returned */
 	uint64_t cpu0; /* the RECV thread's CPU clock then */
 	uint64_t t_idle; /* --pool: its worker began to wait for it */
+	uint64_t cpu_idle; /* ... and its CPU clock then */
 	bool do_sig, do_kill;
 	uint64_t t_sig, t_kill;
 };
@@ -465,7 +466,7 @@ static int serve(struct job *j, struct pipe_timer *pt, uint64_t t_pickup,
 	struct nw_slot *s = j->s;
 	bool done_sig = false, done_kill = false;
 	uint64_t t_handled = j->t1 + nw_opts.handle_us * 1000ULL, t0, cpu1;
-	char idbuf[24], idle[40] = "";
+	char idbuf[24], idle[96] = "";
 
 	snprintf(idbuf, sizeof(idbuf), "%llu", ull(j->req.id));
 	while ((j->do_sig && !done_sig) || (j->do_kill && !done_kill)) {
@@ -499,7 +500,9 @@ static int serve(struct job *j, struct pipe_timer *pt, uint64_t t_pickup,
 	t0 = nw_now();
 	reply(j->fd, j->req.id);
 	if (j->t_idle)
-		snprintf(idle, sizeof(idle), ",\"t_idle\":%llu", ull(j->t_idle));
+		snprintf(idle, sizeof(idle),
+			 ",\"t_idle\":%llu,\"cpu_since_idle_ns\":%llu",
+			 ull(j->t_idle), ull(cpu1 - j->cpu_idle));
 	truth_emit(
 		"handle",
 		"\"sup_pid\":%d,\"tid\":%d,\"recv_tid\":%d,\"id\":%llu,"
@@ -520,13 +523,14 @@ static int serve(struct job *j, struct pipe_timer *pt, uint64_t t_pickup,
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t t_pickup, cpu0, t_idle;
+	uint64_t t_pickup, cpu0, t_idle, cpu_idle;
 	struct job *j;
 
 	for (;;) {
 		pthread_mutex_lock(&pool.lock);
 		/* done with the one before: asleep on the queue from here */
 		t_idle = nw_now();
+		cpu_idle = thread_cpu_ns();
 		while (!pool.head && !pool.stopping)
 			pthread_cond_wait(&pool.cond, &pool.lock);
 		j = pool.head;
@@ -541,6 +545,7 @@ static void *worker_main(void *arg)
 		t_pickup = nw_now();
 		cpu0 = thread_cpu_ns();
 		j->t_idle = t_idle;
+		j->cpu_idle = cpu_idle;
 		serve(j, &w->pt, t_pickup, cpu0);
 		free(j);
 	}
