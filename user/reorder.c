@@ -77,24 +77,27 @@ static void heap_pop(struct reorder *r, void *out)
 		r->heap[i] = *last;
 }
 
-int reorder_push(struct reorder *r, __u64 t_ns, const void *fact, size_t size)
+static void fill(struct reorder *r, struct reorder_entry *e, __u64 t_ns,
+		 const void *fact, size_t size)
 {
-	struct reorder_entry *e, x;
-
-	if (r->run_len && t_ns < run_at(r, r->run_len - 1)->t_ns) {
-		x.t_ns = t_ns;
-		x.seq = r->seq++;
-		memcpy(x.fact, fact, size);
-		memset(x.fact + size, 0, NW_FACT_MAX_SIZE - size);
-		return heap_push(r, &x);
-	}
-	if (r->run_len == r->run_cap && run_grow(r))
-		return -ENOMEM;
-	e = run_at(r, r->run_len++);
 	e->t_ns = t_ns;
 	e->seq = r->seq++;
 	memcpy(e->fact, fact, size);
 	memset(e->fact + size, 0, NW_FACT_MAX_SIZE - size);
+}
+
+int reorder_push(struct reorder *r, __u64 t_ns, const void *fact, size_t size)
+{
+	struct reorder_entry x;
+
+	if (r->run_len && t_ns < run_at(r, r->run_len - 1)->t_ns) {
+		fill(r, &x, t_ns, fact, size);
+		return heap_push(r, &x);
+	}
+	if (r->run_len == r->run_cap && run_grow(r))
+		return -ENOMEM;
+	fill(r, run_at(r, r->run_len), t_ns, fact, size);
+	r->run_len++;
 	return 0;
 }
 
